@@ -1,0 +1,26 @@
+/**
+ * Reads the caller's API key from any of the three headers the official SDKs send:
+ * `Authorization: Bearer` (OpenAI, and the current Anthropic SDK), `x-api-key` (Anthropic, Claude
+ * Code) and `x-goog-api-key` (Google). Every route accepts every form (checklist AUTH-01).
+ *
+ * @returns the key, or `undefined` when none of the headers carries one
+ */
+export function readCredential(headers: Headers): string | undefined {
+  const authorization = headers.get('authorization')
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (match) return match[1]
+  }
+  const apiKey = headers.get('x-api-key') ?? headers.get('x-goog-api-key')
+  if (apiKey !== null && apiKey.trim() !== '') return apiKey.trim()
+  return undefined
+}
+
+/** Request headers that carry client credentials: never forwarded upstream. */
+export const credentialHeaders: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'cookie',
+])

@@ -1,0 +1,30 @@
+import type { MaybePromise } from '../internal/maybe-promise'
+
+/** What the gateway knows about an API key. It never holds the key itself. */
+export type KeyRecord = {
+  /** Stable identifier, used in usage records and events. */
+  id: string
+  /** A human name, shown by `GET /v1/usage` as `planName`. */
+  name?: string | undefined
+  /** The group ids this key may use; `undefined` means every group. */
+  groups?: readonly string[] | undefined
+  /** The key's total token allowance; `undefined` means unlimited. */
+  quota?: { tokens?: number | undefined } | undefined
+  /** A disabled key is refused with 401. */
+  disabled?: boolean | undefined
+  /** After this instant the key is refused with 401. */
+  expiresAt?: Date | undefined
+}
+
+/**
+ * Looks up API keys. Implement it to keep keys in a database; `createMemoryKeyStore` is the
+ * built-in one. Implementations must not compare secrets with early-exit string equality: look
+ * up by a hash of the secret (as the memory store does), or compare in constant time.
+ *
+ * @example
+ * const store: KeyStore = { lookup: (secret) => db.findKeyByHash(sha256(secret)) }
+ */
+export interface KeyStore {
+  /** The record for this secret, or `undefined` when it is unknown. */
+  lookup(secret: string): MaybePromise<KeyRecord | undefined>
+}

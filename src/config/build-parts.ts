@@ -1,0 +1,74 @@
+import { hashKey } from '../auth/hash-key'
+import type { KeyStore } from '../auth/key-store'
+import { createMemoryKeyStore } from '../auth/memory-key-store'
+import type { Group, GroupRegistry } from '../routing/group-registry'
+import { createStaticGroupRegistry } from '../routing/static-group-registry'
+import { createHttpProvider } from '../upstream/http-provider'
+import { createMockProvider } from '../upstream/mock-provider'
+import type { UpstreamProvider } from '../upstream/provider'
+import type { ValidGatewayConfig } from './schema'
+
+type GroupConfig = NonNullable<ValidGatewayConfig['groups']>[number]
+type KeyConfig = NonNullable<ValidGatewayConfig['keys']>[number]
+
+/** Builds the group registry a config describes, or returns the one it passes in. */
+export function buildGroupRegistry(config: ValidGatewayConfig, now: () => number): GroupRegistry {
+  if (config.groupRegistry !== undefined) return config.groupRegistry
+  return createStaticGroupRegistry(
+    (config.groups ?? []).map((group) => buildGroup(group, config, now)),
+  )
+}
+
+function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => number): Group {
+  return {
+    id: group.id,
+    protocol: group.protocol,
+    models: group.models.map((model) =>
+      typeof model === 'string'
+        ? { name: model, upstreamModel: model }
+        : { name: model.name, upstreamModel: model.upstreamModel ?? model.name },
+    ),
+    upstreams: group.upstreams.map((entry, index): UpstreamProvider => {
+      const id =
+        ('id' in entry && typeof entry.id === 'string' ? entry.id : undefined) ??
+        `${group.id}#${index}`
+      if ('send' in entry) return entry
+      if ('provider' in entry) {
+        return createMockProvider({ ...entry, id, protocol: group.protocol, now })
+      }
+      return createHttpProvider({ ...entry, id, protocol: group.protocol, fetch: config.fetch })
+    }),
+  }
+}
+
+/**
+ * Builds the key store a config describes. Plaintext keys are hashed here and dropped: the store
+ * keeps only SHA-256 hashes. Hashing is asynchronous (Web Crypto), so this returns a promise that
+ * the first request awaits.
+ */
+export async function buildKeyStore(config: ValidGatewayConfig): Promise<KeyStore> {
+  if (config.keyStore !== undefined) return config.keyStore
+  const entries = await Promise.all((config.keys ?? []).map(hashEntry))
+  const ids = new Set<string>()
+  for (const entry of entries) {
+    if (ids.has(entry.record.id)) throw new Error(`Duplicate key id "${entry.record.id}".`)
+    ids.add(entry.record.id)
+  }
+  return createMemoryKeyStore(entries)
+}
+
+async function hashEntry(entry: KeyConfig) {
+  const hash = entry.keyHash?.slice('sha256:'.length).toLowerCase() ?? (await hashKey(entry.key!))
+  const id = entry.id ?? `key_${hash.slice(0, 12)}`
+  return {
+    hash,
+    record: {
+      id,
+      name: entry.name ?? id,
+      groups: entry.groups,
+      quota: entry.quota,
+      disabled: entry.disabled,
+      expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
+    },
+  }
+}

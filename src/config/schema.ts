@@ -1,0 +1,183 @@
+import { z } from 'zod'
+import type { KeyStore } from '../auth/key-store'
+import { credentialHeaders } from '../auth/credentials'
+import type { GroupRegistry } from '../routing/group-registry'
+import type { UpstreamProvider } from '../upstream/provider'
+import type { UsageMeter } from '../usage/usage-meter'
+import type { RequestEvent } from '../observability/request-event'
+
+const hasFunction = (value: unknown, name: string): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Record<string, unknown>)[name] === 'function'
+
+const groupId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+    'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
+  )
+
+const modelEntry = z.union([
+  z.string().min(1),
+  z.strictObject({ name: z.string().min(1), upstreamModel: z.string().min(1).optional() }),
+])
+
+const mockUpstream = z.strictObject({
+  provider: z.literal('mock'),
+  id: z.string().min(1).optional(),
+  weight: z.number().positive().optional(),
+  reply: z.string().optional(),
+  chunkDelayMs: z.number().int().nonnegative().optional(),
+})
+
+const httpUpstream = z.strictObject({
+  id: z.string().min(1).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+  apiKey: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  weight: z.number().positive().optional(),
+})
+
+const customUpstream = z.custom<UpstreamProvider>(
+  (value) => hasFunction(value, 'send'),
+  'expected an UpstreamProvider object',
+)
+
+/** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
+const upstream = z.unknown().transform((value, context) => {
+  const schema =
+    typeof value === 'object' && value !== null && 'provider' in value
+      ? mockUpstream
+      : hasFunction(value, 'send')
+        ? customUpstream
+        : httpUpstream
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  for (const issue of result.error.issues) {
+    context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+  }
+  return z.NEVER
+})
+
+const group = z.strictObject({
+  id: groupId,
+  protocol: z.enum(['openai'], {
+    error: 'expected "openai" (Anthropic and Gemini groups arrive in a later release)',
+  }),
+  models: z.array(modelEntry).min(1, 'a group serves at least one model'),
+  upstreams: z.array(upstream).min(1, 'a group needs at least one upstream'),
+})
+
+const keyEntry = z
+  .strictObject({
+    key: z
+      .string()
+      .startsWith('sk-', 'keys start with "sk-"')
+      .min(20, 'keys are at least 20 characters long')
+      .optional(),
+    keyHash: z
+      .string()
+      .regex(/^sha256:[0-9a-fA-F]{64}$/, 'expected "sha256:" and 64 hex digits')
+      .optional(),
+    id: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+    groups: z.array(z.string().min(1)).optional(),
+    quota: z.strictObject({ tokens: z.number().int().nonnegative().optional() }).optional(),
+    disabled: z.boolean().optional(),
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+  })
+  .refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), {
+    message: 'give exactly one of "key" or "keyHash"',
+  })
+
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')
+  .transform((name) => name.toLowerCase())
+  .refine((name) => !credentialHeaders.has(name), 'credential headers are never forwarded')
+
+const plugin = <T>(method: string, what: string) =>
+  z.custom<T>((value) => hasFunction(value, method), `expected a ${what} object`)
+const fn = <T>(what: string) =>
+  z.custom<T>((value) => typeof value === 'function', `expected ${what} function`)
+
+/** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
+export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
+
+/** The zod schema of `createGateway`'s config, checked once at creation. */
+export const gatewayConfigSchema = z
+  .strictObject({
+    groupIdRouting: z.boolean().default(false),
+    basePath: z
+      .string()
+      .regex(/^\/[^?#]*[^/?#]$/, 'expected a path such as "/llm", without a trailing slash')
+      .optional(),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(32 * 1024 * 1024),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
+    upstreamTimeoutMs: z.number().int().positive().default(600_000),
+    streamIdleTimeoutMs: z.number().int().positive().default(300_000),
+    forwardHeaders: z.array(headerName).default([...defaultForwardHeaders]),
+    groups: z.array(group).optional(),
+    groupRegistry: plugin<GroupRegistry>('servingModel', 'GroupRegistry').optional(),
+    keys: z.array(keyEntry).optional(),
+    keyStore: plugin<KeyStore>('lookup', 'KeyStore').optional(),
+    usageMeter: plugin<UsageMeter>('reserve', 'UsageMeter').optional(),
+    env: z.record(z.string(), z.string().optional()).optional(),
+    fetch: fn<typeof fetch>('a fetch').optional(),
+    generateId: fn<() => string>('an id').optional(),
+    now: fn<() => number>('a clock').optional(),
+    random: fn<() => number>('a random').optional(),
+    onEvent: fn<(event: RequestEvent) => void>('an event').optional(),
+  })
+  .superRefine((config, context) => {
+    const issue = (path: (string | number)[], message: string) =>
+      context.addIssue({ code: 'custom', path, message })
+    if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
+      issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
+    }
+    if ((config.keys === undefined) === (config.keyStore === undefined)) {
+      issue(['keys'], 'give exactly one of "keys" or "keyStore"')
+    }
+    const groupIds = new Set<string>()
+    config.groups?.forEach((entry, index) => {
+      if (groupIds.has(entry.id)) issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
+      groupIds.add(entry.id)
+      const names = new Set<string>()
+      entry.models.forEach((model, modelIndex) => {
+        const name = typeof model === 'string' ? model : model.name
+        if (names.has(name))
+          issue(['groups', index, 'models', modelIndex], `duplicate model "${name}"`)
+        names.add(name)
+      })
+    })
+    const secrets = new Set<string>()
+    const ids = new Set<string>()
+    config.keys?.forEach((entry, index) => {
+      const secret = entry.key ?? entry.keyHash?.toLowerCase()
+      if (secret !== undefined && secrets.has(secret)) issue(['keys', index], 'duplicate key')
+      if (secret !== undefined) secrets.add(secret)
+      if (entry.id !== undefined && ids.has(entry.id))
+        issue(['keys', index, 'id'], `duplicate key id "${entry.id}"`)
+      if (entry.id !== undefined) ids.add(entry.id)
+      entry.groups?.forEach((name, groupIndex) => {
+        if (config.groups !== undefined && !groupIds.has(name)) {
+          issue(['keys', index, 'groups', groupIndex], `unknown group "${name}"`)
+        }
+      })
+    })
+  })
+
+/** The config `createGateway` accepts: JSON-serialisable, or with plug-in objects in code. */
+export type GatewayConfig = z.input<typeof gatewayConfigSchema>
+
+/** The config after validation and defaults. */
+export type ValidGatewayConfig = z.output<typeof gatewayConfigSchema>

@@ -1,0 +1,39 @@
+import type { KeyRecord, KeyStore } from './auth/key-store'
+import type { RequestEvent } from './observability/request-event'
+import type { GroupRegistry } from './routing/group-registry'
+import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
+
+/** Everything a request handler needs from the gateway, built once by `createGateway`. */
+export type GatewayRuntime = {
+  keyStore: () => Promise<KeyStore>
+  registry: GroupRegistry
+  meter: UsageMeter
+  groupIdRouting: boolean
+  maxBodyBytes: number
+  maxResponseBytes: number
+  upstreamTimeoutMs: number
+  streamIdleTimeoutMs: number
+  forwardHeaders: readonly string[]
+  /** Unix seconds at creation: the `created` of listed models. */
+  createdAt: number
+  now: () => number
+  random: () => number
+  generateId: () => string
+  emit: (event: RequestEvent) => void
+}
+
+/** The state of one request as it moves through the gateway. */
+export type RequestScope = {
+  request: Request
+  url: URL
+  requestId: string
+  startedAt: number
+  key: KeyRecord | undefined
+  /** Fields of the request's event, filled in as they become known. */
+  event: Omit<RequestEvent, 'status' | 'outcome' | 'durationMs'>
+  /** Set by a handler whose response is a stream: it calls `complete` when the stream ends. */
+  eventDeferred: boolean
+  /** Emits the request's event; only the first call counts. */
+  complete: (status: number, outcome: UsageOutcome) => void
+  waitUntil: (promise: Promise<unknown>) => void
+}

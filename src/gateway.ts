@@ -1,0 +1,147 @@
+import { authenticate } from './auth/authenticate'
+import { readCredential } from './auth/credentials'
+import type { KeyStore } from './auth/key-store'
+import { maskKey } from './auth/mask-key'
+import { buildGroupRegistry, buildKeyStore } from './config/build-parts'
+import { parseGatewayConfig } from './config/parse-config'
+import type { GatewayConfig } from './config/schema'
+import { GatewayError, toGatewayError } from './errors'
+import type { GatewayRuntime, RequestScope } from './gateway-runtime'
+import { handleChatCompletions } from './handlers/chat-completions'
+import { handleKeyUsage } from './handlers/key-usage'
+import { handleListModels } from './handlers/list-models'
+import { matchRoute, type RouteName } from './http/match-route'
+import type { RequestEvent } from './observability/request-event'
+import { renderAnthropicError } from './protocols/anthropic/errors'
+import { renderOpenAIError } from './protocols/openai/errors'
+import { createMemoryUsageMeter } from './usage/memory-usage-meter'
+import type { UsageOutcome } from './usage/usage-meter'
+
+/** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
+export type GatewayContext = { waitUntil?(promise: Promise<unknown>): void }
+
+/** The gateway: one WHATWG handler, mountable on any runtime. */
+export type GatewayHandler = (request: Request, context?: GatewayContext) => Promise<Response>
+
+const handlers: Record<
+  RouteName,
+  (runtime: GatewayRuntime, scope: RequestScope) => Promise<Response>
+> = {
+  'chat.completions': handleChatCompletions,
+  models: handleListModels,
+  usage: handleKeyUsage,
+}
+
+/**
+ * Creates the gateway handler. The config is validated once, here: an invalid config throws a
+ * `GatewayConfigError` listing every bad field by its path.
+ *
+ * @example
+ * const gateway = createGateway({
+ *   groups: [{ id: 'demo', protocol: 'openai', models: ['demo-echo'], upstreams: [{ provider: 'mock' }] }],
+ *   keys: [{ key: 'sk-demo-0123456789abcdef', groups: ['demo'] }],
+ * })
+ * Bun.serve({ fetch: gateway })
+ */
+export function createGateway(config: GatewayConfig): GatewayHandler {
+  const valid = parseGatewayConfig(config)
+  const now = valid.now ?? Date.now
+  const onEvent = valid.onEvent
+  // Key hashing is asynchronous (Web Crypto); start it now so the first request rarely waits.
+  const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid)
+  keyStorePromise.catch(() => undefined)
+  const runtime: GatewayRuntime = {
+    keyStore: () => keyStorePromise,
+    registry: buildGroupRegistry(valid, now),
+    meter: valid.usageMeter ?? createMemoryUsageMeter(),
+    groupIdRouting: valid.groupIdRouting,
+    maxBodyBytes: valid.maxBodyBytes,
+    maxResponseBytes: valid.maxResponseBytes,
+    upstreamTimeoutMs: valid.upstreamTimeoutMs,
+    streamIdleTimeoutMs: valid.streamIdleTimeoutMs,
+    forwardHeaders: valid.forwardHeaders,
+    createdAt: Math.floor(now() / 1000),
+    now,
+    random: valid.random ?? Math.random,
+    generateId: valid.generateId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`),
+    emit: (event: RequestEvent) => {
+      if (onEvent === undefined) return
+      try {
+        onEvent(event)
+      } catch (error) {
+        console.error('[model-gateway] onEvent threw:', error)
+      }
+    },
+  }
+  const basePath = valid.basePath
+
+  return async function gateway(request: Request, context?: GatewayContext): Promise<Response> {
+    const startedAt = now()
+    const requestId = runtime.generateId()
+    const url = new URL(request.url)
+    const answerAs = request.headers.has('anthropic-version') ? 'anthropic' : 'openai'
+    let emitted = false
+    const scope: RequestScope = {
+      request,
+      url,
+      requestId,
+      startedAt,
+      key: undefined,
+      event: { requestId, method: request.method, path: url.pathname, route: 'unknown', startedAt },
+      eventDeferred: false,
+      waitUntil: (promise) => context?.waitUntil?.(promise),
+      complete(status: number, outcome: UsageOutcome) {
+        if (emitted) return
+        emitted = true
+        runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
+      },
+    }
+    let response: Response
+    let outcome: UsageOutcome = 'ok'
+    try {
+      const pathname = stripBasePath(url.pathname, basePath)
+      const match =
+        pathname === undefined ? { kind: 'unknown' as const } : matchRoute(pathname, request.method)
+      if (match.kind === 'unknown') {
+        throw new GatewayError('not_found', `Unknown route: ${request.method} ${url.pathname}`)
+      }
+      scope.event.route = match.name
+      if (match.kind === 'wrong-method') {
+        throw new GatewayError('method_not_allowed', `${url.pathname} accepts ${match.allow} only.`)
+      }
+      const secret = readCredential(request.headers)
+      scope.event.key = maskKey(secret)
+      scope.key = await authenticate(secret, await runtime.keyStore(), now)
+      scope.event.keyId = scope.key.id
+      response = await handlers[match.name](runtime, scope)
+    } catch (thrown) {
+      outcome = thrown instanceof Error && thrown.name === 'ClientGoneError' ? 'aborted' : 'error'
+      const error =
+        outcome === 'aborted'
+          ? new GatewayError('internal', 'The client closed the request.', { status: 499 })
+          : toGatewayError(thrown)
+      if (error.code === 'internal' && outcome === 'error') {
+        console.error(`[model-gateway] ${requestId} failed:`, error.cause ?? error)
+      }
+      scope.event.error = { code: error.code, message: error.message }
+      response =
+        answerAs === 'anthropic' ? renderAnthropicError(error, requestId) : renderOpenAIError(error)
+      for (const [name, value] of Object.entries(error.upstream?.headers ?? {}))
+        response.headers.set(name, value)
+      if (error.code === 'method_not_allowed') {
+        const match = matchRoute(stripBasePath(url.pathname, basePath) ?? '', 'GET')
+        response.headers.set('allow', match.kind === 'route' ? 'GET, HEAD' : 'POST')
+      }
+    }
+    response.headers.set('x-request-id', requestId)
+    if (!scope.eventDeferred) scope.complete(response.status, outcome)
+    return response
+  }
+}
+
+/** The path below the configured base path, or `undefined` when the request is outside it. */
+function stripBasePath(pathname: string, basePath: string | undefined): string | undefined {
+  if (basePath === undefined) return pathname
+  if (pathname === basePath) return '/'
+  return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : undefined
+}

@@ -1,0 +1,40 @@
+/**
+ * model-gateway: an embeddable LLM gateway. `createGateway(config)` returns one WHATWG
+ * `(Request) => Response` handler that runs on Node, Bun, Deno and Cloudflare Workers.
+ *
+ * @module
+ */
+export { createGateway } from './gateway'
+export type { GatewayContext, GatewayHandler } from './gateway'
+export { GatewayConfigError } from './config/parse-config'
+export type { ConfigIssue } from './config/parse-config'
+export { defaultForwardHeaders } from './config/schema'
+export type { GatewayConfig } from './config/schema'
+export { GatewayError, isGatewayError } from './errors'
+export type { GatewayErrorCode, GatewayErrorOptions, UpstreamErrorDetail } from './errors'
+export type { KeyRecord, KeyStore } from './auth/key-store'
+export { createMemoryKeyStore } from './auth/memory-key-store'
+export type { HashedKey } from './auth/memory-key-store'
+export { hashKey } from './auth/hash-key'
+export { maskKey } from './auth/mask-key'
+export type { Group, GroupRegistry, ModelEntry } from './routing/group-registry'
+export { createStaticGroupRegistry } from './routing/static-group-registry'
+export type { UpstreamCall, UpstreamOperation, UpstreamProvider } from './upstream/provider'
+export { createHttpProvider } from './upstream/http-provider'
+export type { HttpProviderOptions } from './upstream/http-provider'
+export { createMockProvider } from './upstream/mock-provider'
+export type { MockProviderOptions } from './upstream/mock-provider'
+export type {
+  KeyUsageSummary,
+  Reservation,
+  ReserveRequest,
+  ReserveResult,
+  TokenUsage,
+  UsageMeter,
+  UsageOutcome,
+  UsageRecord,
+} from './usage/usage-meter'
+export { createMemoryUsageMeter } from './usage/memory-usage-meter'
+export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
+export type { RequestEvent } from './observability/request-event'
+export type { ProtocolName } from './protocols/protocol-name'

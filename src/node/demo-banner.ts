@@ -1,0 +1,21 @@
+/**
+ * The demo's start-up text: a plaintext key from the config and a curl line that uses it. Printed
+ * only with `--print-demo` (which `npm start` passes), since it shows a full key on purpose.
+ */
+export function demoBanner(config: unknown, url: string): string {
+  const { keys = [], groups = [] } = config as {
+    keys?: Array<{ key?: string; groups?: string[] }>
+    groups?: Array<{ id: string; models: Array<string | { name: string }> }>
+  }
+  const key = keys.find((entry) => typeof entry.key === 'string')
+  if (key?.key === undefined) return 'No plaintext key in the config: use one of your keys.'
+  const group = groups.find((entry) => key.groups === undefined || key.groups.includes(entry.id))
+  const first = group?.models[0]
+  const model = typeof first === 'string' ? first : (first?.name ?? 'your-model')
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello, gateway!' }] })
+  return [
+    `Demo key: ${key.key}`,
+    'Try it:',
+    `  curl ${url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" -H "Content-Type: application/json" -d '${body}'`,
+  ].join('\n')
+}

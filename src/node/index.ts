@@ -1,0 +1,10 @@
+/**
+ * model-gateway/node: the Node `http` and Express bridge. The only entry point that imports
+ * `node:` modules.
+ *
+ * @module
+ */
+export { toNodeHandler } from './to-node-handler'
+export type { NodeHandler } from './to-node-handler'
+export { serveGateway } from './serve'
+export type { ServeOptions, ServedGateway } from './serve'

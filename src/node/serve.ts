@@ -1,0 +1,43 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { GatewayHandler } from '../gateway'
+import { toNodeHandler } from './to-node-handler'
+
+/** Where to listen. */
+export type ServeOptions = { port?: number; host?: string }
+
+/** A gateway listening on a port. */
+export type ServedGateway = { server: Server; url: string; close(): Promise<void> }
+
+/**
+ * Serves a gateway with `node:http` and resolves once it listens.
+ *
+ * @example
+ * const { url, close } = await serveGateway(createGateway(config), { port: 8787 })
+ */
+export function serveGateway(
+  handler: GatewayHandler,
+  options: ServeOptions = {},
+): Promise<ServedGateway> {
+  const server = createServer(toNodeHandler(handler))
+  // Streams may idle for minutes while a model thinks; the gateway has its own idle timeout.
+  server.requestTimeout = 0
+  server.keepAliveTimeout = 65_000
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      const address = server.address() as AddressInfo
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+      resolve({
+        server,
+        url: `http://${host}:${address.port}`,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          }),
+      })
+    })
+  })
+}

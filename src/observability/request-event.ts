@@ -1,0 +1,29 @@
+import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
+
+/**
+ * One record per completed request, for logs and metrics. It never holds a full key: only the
+ * masked form `sk-…abcd`.
+ */
+export type RequestEvent = {
+  requestId: string
+  method: string
+  path: string
+  /** The gateway route, such as `chat.completions`, `models` or `usage`; `unknown` for a 404. */
+  route: string
+  /** The masked key, when the request carried one. */
+  key?: string | undefined
+  keyId?: string | undefined
+  group?: string | undefined
+  model?: string | undefined
+  upstreamModel?: string | undefined
+  provider?: string | undefined
+  stream?: boolean | undefined
+  /** The HTTP status the client received. */
+  status: number
+  outcome: UsageOutcome
+  /** Epoch milliseconds. */
+  startedAt: number
+  durationMs: number
+  usage?: TokenUsage | undefined
+  error?: { code: string; message: string } | undefined
+}

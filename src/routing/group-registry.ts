@@ -1,0 +1,27 @@
+import type { MaybePromise } from '../internal/maybe-promise'
+import type { ProtocolName } from '../protocols/protocol-name'
+import type { UpstreamProvider } from '../upstream/provider'
+
+/** A model a group serves: the call name clients send, and the name its upstreams expect. */
+export type ModelEntry = { name: string; upstreamModel: string }
+
+/** A pool of upstreams of one protocol family, serving a set of model call names. */
+export type Group = {
+  id: string
+  protocol: ProtocolName
+  models: readonly ModelEntry[]
+  upstreams: readonly UpstreamProvider[]
+}
+
+/**
+ * Where the gateway finds its groups. `createStaticGroupRegistry` builds one from the config;
+ * implement it to load groups from a database.
+ */
+export interface GroupRegistry {
+  /** Every group, in routing order (default routing takes the first that fits). */
+  list(): MaybePromise<readonly Group[]>
+  /** The group with this id, if any. */
+  get(id: string): MaybePromise<Group | undefined>
+  /** The groups that serve this call name, in routing order. */
+  servingModel(model: string): MaybePromise<readonly Group[]>
+}

@@ -1,0 +1,68 @@
+/** Why an upstream call was cut short. */
+export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'done'
+
+/**
+ * The lifetime of one upstream call: one `AbortController` that fires when the client goes away,
+ * when no first byte has come within the timeout, or when a stream falls idle. The idle watchdog
+ * re-arms one timer per idle period instead of one per chunk, so a busy stream costs a timestamp
+ * write per event and nothing more.
+ */
+export type UpstreamExchange = {
+  readonly signal: AbortSignal
+  /** Why the exchange was aborted, or `undefined` while it runs. */
+  end(): ExchangeEnd | undefined
+  /** Swaps the first-byte timeout for an idle timeout of `idleMs` between events. */
+  startIdleWatch(idleMs: number): void
+  /** Records activity for the idle watchdog. */
+  touch(): void
+  abort(reason: ExchangeEnd): void
+  /** Stops the timers and detaches from the client's signal. */
+  dispose(): void
+}
+
+/** Opens an exchange tied to the client's signal, with a timeout until the first byte. */
+export function openExchange(
+  clientSignal: AbortSignal,
+  timeoutMs: number,
+  now: () => number,
+): UpstreamExchange {
+  const controller = new AbortController()
+  let reason: ExchangeEnd | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let lastActivity = now()
+  const abort = (why: ExchangeEnd) => {
+    if (reason !== undefined) return
+    reason = why
+    if (timer !== undefined) clearTimeout(timer)
+    controller.abort(new DOMException(`Upstream call ended: ${why}`, 'AbortError'))
+  }
+  const onClientAbort = () => abort('client')
+  if (clientSignal.aborted) abort('client')
+  else clientSignal.addEventListener('abort', onClientAbort, { once: true })
+  timer = setTimeout(() => abort('timeout'), timeoutMs)
+  return {
+    signal: controller.signal,
+    end: () => reason,
+    startIdleWatch(idleMs) {
+      if (timer !== undefined) clearTimeout(timer)
+      if (reason !== undefined) return
+      lastActivity = now()
+      const check = () => {
+        const quiet = now() - lastActivity
+        if (quiet >= idleMs) abort('idle')
+        else timer = setTimeout(check, idleMs - quiet)
+      }
+      timer = setTimeout(check, idleMs)
+    },
+    touch() {
+      lastActivity = now()
+    },
+    abort,
+    dispose() {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+      clientSignal.removeEventListener('abort', onClientAbort)
+      if (reason === undefined) reason = 'done'
+    },
+  }
+}

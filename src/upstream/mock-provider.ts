@@ -1,0 +1,48 @@
+import type { ProtocolName } from '../protocols/protocol-name'
+import { answerOpenAIChat } from './mock/openai-mock'
+import type { UpstreamCall, UpstreamProvider } from './provider'
+
+/** Settings of the built-in mock upstream. */
+export type MockProviderOptions = {
+  id: string
+  protocol: ProtocolName
+  weight?: number | undefined
+  /** A fixed reply; by default the mock echoes the last user message. */
+  reply?: string | undefined
+  /** Pause between streamed chunks, to make a demo stream visible (default 0). */
+  chunkDelayMs?: number | undefined
+  now?: (() => number) | undefined
+}
+
+/**
+ * An upstream that answers in-process, in its group's protocol: deterministic text (an echo of the
+ * last user message), streamed in several chunks when asked, with plausible usage. The offline
+ * demo and users' own tests run on it.
+ */
+export function createMockProvider(options: MockProviderOptions): UpstreamProvider {
+  const now = options.now ?? Date.now
+  let served = 0
+  return {
+    id: options.id,
+    protocol: options.protocol,
+    weight: options.weight,
+    async send(call: UpstreamCall) {
+      call.signal.throwIfAborted()
+      served += 1
+      const id = `mock${served.toString().padStart(6, '0')}`
+      switch (call.operation) {
+        case 'chat-completions':
+          return answerOpenAIChat(call.body, {
+            reply: options.reply,
+            chunkDelayMs: options.chunkDelayMs,
+            now,
+            id,
+          })
+        default: {
+          const unknown: never = call.operation
+          throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)
+        }
+      }
+    },
+  }
+}

@@ -1,0 +1,105 @@
+import { isJsonObject, parseJson } from '../../internal/json'
+import { estimateTokens } from './estimate-tokens'
+import { mockReply, splitIntoChunks, type MockMessage } from './mock-reply'
+
+/** Options of the mock's OpenAI answer. */
+export type OpenAIMockOptions = {
+  reply?: string | undefined
+  chunkDelayMs?: number | undefined
+  now: () => number
+  id: string
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * Answers a chat-completions request body exactly as an OpenAI server would: a
+ * `chat.completion` object, or an SSE stream of `chat.completion.chunk`s ending in `[DONE]`, with a
+ * usage chunk when `stream_options.include_usage` is set.
+ */
+export function answerOpenAIChat(body: string, options: OpenAIMockOptions): Response {
+  const parsed = parseJson(body)
+  const request = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
+  const messages = readMessages(request['messages'])
+  const model = typeof request['model'] === 'string' ? request['model'] : 'mock'
+  const reply = mockReply(messages, options.reply)
+  const promptTokens = messages.reduce((sum, message) => sum + estimateTokens(message.text) + 4, 0)
+  const completionTokens = estimateTokens(reply)
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  }
+  const created = Math.floor(options.now() / 1000)
+  const id = `chatcmpl-${options.id}`
+  if (request['stream'] !== true) {
+    return Response.json({
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage,
+    })
+  }
+  const streamOptions = request['stream_options']
+  const includeUsage = isJsonObject(streamOptions) && streamOptions['include_usage'] === true
+  const base = { id, object: 'chat.completion.chunk', created, model }
+  const chunk = (delta: object, finishReason: string | null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    ...(includeUsage ? { usage: null } : {}),
+  })
+  const events: object[] = [chunk({ role: 'assistant', content: '', refusal: null }, null)]
+  for (const piece of splitIntoChunks(reply)) events.push(chunk({ content: piece }, null))
+  events.push(chunk({}, 'stop'))
+  if (includeUsage) events.push({ ...base, choices: [], usage })
+  const frames = [
+    ...events.map((event) => `data: ${JSON.stringify(event)}\n\n`),
+    'data: [DONE]\n\n',
+  ]
+  return new Response(framesToStream(frames, options.chunkDelayMs ?? 0), {
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+  })
+}
+
+function readMessages(value: unknown): MockMessage[] {
+  if (!Array.isArray(value)) return []
+  return value.filter(isJsonObject).map((message) => ({
+    role: typeof message['role'] === 'string' ? message['role'] : '',
+    text: contentText(message['content']),
+  }))
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .filter(isJsonObject)
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('')
+}
+
+function framesToStream(frames: readonly string[], delayMs: number): ReadableStream<Uint8Array> {
+  let next = 0
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (next >= frames.length) {
+        controller.close()
+        return
+      }
+      if (delayMs > 0 && next > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
+      controller.enqueue(encoder.encode(frames[next]!))
+      next += 1
+    },
+  })
+}

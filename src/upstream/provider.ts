@@ -1,0 +1,32 @@
+import type { ProtocolName } from '../protocols/protocol-name'
+
+/** The operations a gateway asks of an upstream. Later protocols add their own. */
+export type UpstreamOperation = 'chat-completions'
+
+/** One call to an upstream, already in the upstream's own protocol. */
+export type UpstreamCall = {
+  operation: UpstreamOperation
+  /** The model name the upstream expects. */
+  model: string
+  /** The request body, ready to send. */
+  body: string
+  /** Headers to send besides the provider's own auth: content type and the forwarded allow-list. */
+  headers: Headers
+  stream: boolean
+  /** Aborts when the client goes away or the upstream timeout passes. */
+  signal: AbortSignal
+}
+
+/**
+ * An upstream server of one protocol family. It answers with a WHATWG `Response`, exactly as the
+ * upstream sent it: the gateway reads status, headers and body from it. Implement it to reach an
+ * upstream the built-in HTTP provider cannot (custom auth, signing, an in-process model).
+ */
+export interface UpstreamProvider {
+  /** Identifies the upstream in usage records and events; never a secret. */
+  readonly id: string
+  readonly protocol: ProtocolName
+  /** Relative weight within its group (default 1). */
+  readonly weight?: number | undefined
+  send(call: UpstreamCall): Promise<Response>
+}

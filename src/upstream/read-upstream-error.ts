@@ -1,0 +1,56 @@
+import { GatewayError } from '../errors'
+import { isJsonObject, parseJson } from '../internal/json'
+import { readTextWithLimit } from '../http/read-body'
+
+/** Upstream response headers that a client may act on, relayed with the error. */
+const relayedErrorHeaders = ['retry-after', 'retry-after-ms'] as const
+
+/** The most of an upstream error body the gateway reads. */
+const maxErrorBodyBytes = 256 * 1024
+
+/**
+ * Turns an upstream's non-2xx response into a `GatewayError` that keeps its status, its message and
+ * its body (so a same-protocol client can get the body verbatim). All three vendors put the message
+ * at `error.message`.
+ *
+ * Two statuses change on the way: an upstream 401 or 403 means the gateway's own upstream
+ * credentials were refused, which the caller can neither fix nor should mistake for a problem with
+ * their key, so it becomes 502; Anthropic's 529 stays 529 and is marked `overloaded`.
+ */
+export async function readUpstreamError(response: Response): Promise<GatewayError> {
+  let text = ''
+  try {
+    text = await readTextWithLimit(response.body, maxErrorBodyBytes)
+  } catch {
+    // An unreadable error body still leaves the status to report.
+  }
+  const parsed = parseJson(text)
+  const body = parsed.ok ? parsed.value : text === '' ? undefined : text
+  const headers: Record<string, string> = {}
+  for (const name of relayedErrorHeaders) {
+    const value = response.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  const upstream = { status: response.status, body, headers }
+  const message = upstreamMessage(body) ?? `The upstream answered HTTP ${response.status}.`
+  if (response.status === 401 || response.status === 403) {
+    return new GatewayError(
+      'upstream_error',
+      `The upstream refused the gateway's credentials (HTTP ${response.status}).`,
+      { status: 502, upstream: { ...upstream, body: undefined } },
+    )
+  }
+  if (response.status === 529) return new GatewayError('overloaded', message, { upstream })
+  if (response.status === 429) return new GatewayError('rate_limited', message, { upstream })
+  return new GatewayError('upstream_error', message, { status: response.status, upstream })
+}
+
+function upstreamMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 1000)
+  if (!isJsonObject(body)) return undefined
+  const error = body['error']
+  if (isJsonObject(error) && typeof error['message'] === 'string') return error['message']
+  if (typeof error === 'string') return error
+  if (typeof body['message'] === 'string') return body['message']
+  return undefined
+}

@@ -1,0 +1,61 @@
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { Reservation, TokenUsage, UsageOutcome } from './usage-meter'
+
+/** A request admitted by the meter: it settles exactly once, however it ends. */
+export type MeteredRequest = {
+  /** Settles the reservation with the usage seen; later calls do nothing. */
+  finish(outcome: UsageOutcome, status: number, usage: TokenUsage | undefined): void
+  readonly finished: boolean
+}
+
+/**
+ * Wraps a reservation so that ok, error and abort paths all settle it once. The meter's promise,
+ * if any, goes to `waitUntil` (Workers keep running until it resolves); a failing meter is
+ * reported through the request's event, never as an unhandled rejection.
+ */
+export function startMeteredRequest(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  reservation: Reservation,
+  details: {
+    groupId: string
+    providerId: string
+    model: string
+    upstreamModel: string
+    stream: boolean
+  },
+): MeteredRequest {
+  let finished = false
+  return {
+    get finished() {
+      return finished
+    },
+    finish(outcome, status, usage) {
+      if (finished) return
+      finished = true
+      scope.event.usage = usage
+      const record = {
+        requestId: scope.requestId,
+        keyId: reservation.keyId,
+        ...details,
+        route: scope.event.route,
+        usage,
+        outcome,
+        status,
+        startedAt: scope.startedAt,
+        durationMs: runtime.now() - scope.startedAt,
+      }
+      try {
+        const settled = runtime.meter.settle(reservation, record)
+        if (settled instanceof Promise) scope.waitUntil(settled.catch(reportMeterFailure))
+      } catch (error) {
+        reportMeterFailure(error)
+      }
+    },
+  }
+}
+
+function reportMeterFailure(error: unknown): void {
+  // The response is already on its way; a meter failure must not turn into a crash.
+  console.error('[model-gateway] usage meter failed to settle a request:', error)
+}

@@ -1,0 +1,25 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig([
+  {
+    // The core: Web APIs only, so `platform: 'neutral'` keeps Node built-ins out of it.
+    entry: { index: 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    external: ['zod', 'eventsource-parser'],
+  },
+  {
+    // The Node bridge and CLI: the only code that imports `node:`.
+    entry: { 'node/index': 'src/node/index.ts', 'node/cli': 'src/node/cli.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'node',
+    target: 'node20',
+    dts: { entry: { 'node/index': 'src/node/index.ts' } },
+    sourcemap: true,
+    external: ['zod', 'eventsource-parser', 'model-gateway'],
+  },
+])
