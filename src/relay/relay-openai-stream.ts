@@ -2,7 +2,7 @@ import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
 import { openAIStreamErrorFrame } from '../protocols/openai/errors'
 import { readOpenAIUsage } from '../protocols/openai/usage'
-import { createSseDecoder } from '../sse/parse'
+import { createSseReader, type SseReader } from '../sse/sse-reader'
 import { serializeSse } from '../sse/serialize'
 import type { SseMessage } from '../sse/sse-message'
 import type { UpstreamExchange } from '../upstream/exchange'
@@ -46,15 +46,16 @@ export async function relayOpenAIStream(
   if (upstream.body === null) {
     throw new GatewayError('upstream_error', 'The upstream answered a stream request with no body.')
   }
-  const reader = upstream.body
-    .pipeThrough(createSseDecoder({ maxBufferSize: options.maxEventBytes }))
-    .getReader()
+  const reader = createSseReader(upstream.body, {
+    maxBufferSize: options.maxEventBytes,
+    signal: exchange.signal,
+  })
   let usage: TokenUsage | undefined
   let ended = false
 
   const first = await readFirstEvent(reader)
   if (first.type === 'event' && errorPattern.test(first.data)) {
-    await reader.cancel().catch(() => undefined)
+    await reader.cancel()
     const parsed = parseJson(first.data)
     throw new GatewayError(
       'upstream_error',
@@ -103,8 +104,8 @@ export async function relayOpenAIStream(
       async pull(controller) {
         try {
           for (;;) {
-            const { done, value } = await reader.read()
-            if (done) {
+            const value = await reader.next()
+            if (value === undefined) {
               controller.close()
               end('ok')
               return
@@ -114,7 +115,7 @@ export async function relayOpenAIStream(
               // An upstream error inside the stream: give it the spec's `event: error` framing.
               controller.enqueue(encoder.encode(`event: error\ndata: ${value.data}\n\n`))
               controller.close()
-              await reader.cancel().catch(() => undefined)
+              await reader.cancel()
               end('error')
               return
             }
@@ -122,7 +123,7 @@ export async function relayOpenAIStream(
             if (value.type === 'event' && value.data === '[DONE]') {
               if (bytes !== undefined) controller.enqueue(bytes)
               controller.close()
-              await reader.cancel().catch(() => undefined)
+              await reader.cancel()
               end('ok')
               return
             }
@@ -145,7 +146,7 @@ export async function relayOpenAIStream(
       },
       async cancel() {
         exchange.abort('client')
-        await reader.cancel().catch(() => undefined)
+        await reader.cancel()
         end('aborted')
       },
     },
@@ -163,12 +164,10 @@ export async function relayOpenAIStream(
 }
 
 /** Waits for the first upstream event; a stream that ends first is an upstream failure. */
-async function readFirstEvent(
-  reader: ReadableStreamDefaultReader<SseMessage>,
-): Promise<SseMessage> {
+async function readFirstEvent(reader: SseReader): Promise<SseMessage> {
   for (;;) {
-    const { done, value } = await reader.read()
-    if (done) {
+    const value = await reader.next()
+    if (value === undefined) {
       throw new GatewayError(
         'upstream_error',
         'The upstream closed the stream before sending any event.',
