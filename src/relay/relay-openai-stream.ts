@@ -91,40 +91,45 @@ export async function relayOpenAIStream(
     return encoder.encode(serializeSse(message))
   }
 
+  /**
+   * Ends the client stream. Usage settles before the last bytes are queued, so a client that has
+   * read the end of the stream can already see its usage in `GET /v1/usage`.
+   */
+  const finish = (
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    outcome: UsageOutcome,
+    last?: Uint8Array,
+  ) => {
+    end(outcome)
+    if (last !== undefined) controller.enqueue(last)
+    controller.close()
+    void reader.cancel()
+  }
+
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
         const bytes = translate(first)
-        if (bytes !== undefined) controller.enqueue(bytes)
-        if (first.type === 'event' && first.data === '[DONE]') {
-          controller.close()
-          end('ok')
-        }
+        if (first.type === 'event' && first.data === '[DONE]') finish(controller, 'ok', bytes)
+        else if (bytes !== undefined) controller.enqueue(bytes)
       },
       async pull(controller) {
         try {
           for (;;) {
             const value = await reader.next()
             if (value === undefined) {
-              controller.close()
-              end('ok')
+              finish(controller, 'ok')
               return
             }
             exchange.touch()
             if (value.type === 'event' && errorPattern.test(value.data)) {
               // An upstream error inside the stream: give it the spec's `event: error` framing.
-              controller.enqueue(encoder.encode(`event: error\ndata: ${value.data}\n\n`))
-              controller.close()
-              await reader.cancel()
-              end('error')
+              finish(controller, 'error', encoder.encode(`event: error\ndata: ${value.data}\n\n`))
               return
             }
             const bytes = translate(value)
             if (value.type === 'event' && value.data === '[DONE]') {
-              if (bytes !== undefined) controller.enqueue(bytes)
-              controller.close()
-              await reader.cancel()
-              end('ok')
+              finish(controller, 'ok', bytes)
               return
             }
             if (bytes !== undefined) {
@@ -134,20 +139,17 @@ export async function relayOpenAIStream(
           }
         } catch (error) {
           const why = exchange.end()
-          if (why === 'client') {
-            controller.close()
-            end('aborted')
-            return
+          if (why === 'client') finish(controller, 'aborted')
+          else {
+            const frame = openAIStreamErrorFrame(midStreamError(why, error))
+            finish(controller, 'error', encoder.encode(frame))
           }
-          controller.enqueue(encoder.encode(openAIStreamErrorFrame(midStreamError(why, error))))
-          controller.close()
-          end('error')
         }
       },
-      async cancel() {
+      cancel() {
         exchange.abort('client')
-        await reader.cancel()
         end('aborted')
+        void reader.cancel()
       },
     },
     { highWaterMark: 0 },

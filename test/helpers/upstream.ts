@@ -99,8 +99,9 @@ function answer(behaviour: UpstreamBehaviour, signal: AbortSignal): Response | P
     case 'network-error':
       return HttpResponse.error()
     case 'hang':
-      return new Promise<Response>((_, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+      // Never answers; once the gateway aborts, the connection just fails.
+      return new Promise<Response>((resolve) => {
+        signal.addEventListener('abort', () => resolve(HttpResponse.error()), { once: true })
       })
     case 'sse':
       return new HttpResponse(sseBody(behaviour), {
