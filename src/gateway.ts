@@ -20,8 +20,15 @@ import type { UsageOutcome } from './usage/usage-meter'
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
 export type GatewayContext = { waitUntil?(promise: Promise<unknown>): void }
 
-/** The gateway: one WHATWG handler, mountable on any runtime. */
-export type GatewayHandler = (request: Request, context?: GatewayContext) => Promise<Response>
+/**
+ * The gateway: one WHATWG handler, mountable on any runtime. The second argument is whatever the
+ * runtime passes (Workers' `ctx`, Deno's `ServeHandlerInfo`, Bun's server); only a `waitUntil`
+ * method on it is used.
+ */
+export type GatewayHandler = (
+  request: Request,
+  context?: GatewayContext | object,
+) => Promise<Response>
 
 const handlers: Record<
   RouteName,
@@ -75,7 +82,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   }
   const basePath = valid.basePath
 
-  return async function gateway(request: Request, context?: GatewayContext): Promise<Response> {
+  return async function gateway(
+    request: Request,
+    context?: GatewayContext | object,
+  ): Promise<Response> {
+    const waitUntil = waitUntilOf(context)
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = new URL(request.url)
@@ -89,7 +100,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       key: undefined,
       event: { requestId, method: request.method, path: url.pathname, route: 'unknown', startedAt },
       eventDeferred: false,
-      waitUntil: (promise) => context?.waitUntil?.(promise),
+      waitUntil,
       complete(status: number, outcome: UsageOutcome) {
         if (emitted) return
         emitted = true
@@ -137,6 +148,17 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     if (!scope.eventDeferred) scope.complete(response.status, outcome)
     return response
   }
+}
+
+/** The runtime's `waitUntil`, bound, or a no-op where the runtime has none. */
+function waitUntilOf(
+  context: GatewayContext | object | undefined,
+): (promise: Promise<unknown>) => void {
+  if (context !== undefined && 'waitUntil' in context && typeof context.waitUntil === 'function') {
+    const waitUntil = context.waitUntil as (promise: Promise<unknown>) => void
+    return (promise) => waitUntil.call(context, promise)
+  }
+  return () => undefined
 }
 
 /** The path below the configured base path, or `undefined` when the request is outside it. */

@@ -1,4 +1,4 @@
-/** A `${NAME}` reference to an environment variable that is not set. */
+/** A `${NAME}` reference to an environment variable that is not set (or is not a string). */
 export type MissingEnv = { path: string; name: string }
 
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
@@ -10,14 +10,14 @@ const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
  */
 export function expandEnv(
   value: unknown,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, unknown>>,
   missing: MissingEnv[],
   path = '',
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(reference, (whole, name: string) => {
       const found = env[name]
-      if (found === undefined) {
+      if (typeof found !== 'string') {
         missing.push({ path, name })
         return whole
       }

@@ -52,7 +52,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** `process.env` where the runtime has one (Node, Bun, Deno); Workers pass `env` explicitly. */
-function readProcessEnv(): Readonly<Record<string, string | undefined>> {
+function readProcessEnv(): Readonly<Record<string, unknown>> {
   const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } })
     .process
   return processLike?.env ?? {}

@@ -44,21 +44,29 @@ const customUpstream = z.custom<UpstreamProvider>(
   'expected an UpstreamProvider object',
 )
 
-/** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
-const upstream = z.unknown().transform((value, context) => {
-  const schema =
-    typeof value === 'object' && value !== null && 'provider' in value
-      ? mockUpstream
-      : hasFunction(value, 'send')
-        ? customUpstream
-        : httpUpstream
-  const result = schema.safeParse(value)
-  if (result.success) return result.data
-  for (const issue of result.error.issues) {
-    context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
-  }
-  return z.NEVER
-})
+/** An upstream entry as written: the mock, an HTTP upstream, or a provider object passed in code. */
+type UpstreamInput = z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
+
+/**
+ * An upstream entry, checked against the one schema its shape calls for, so that an error names
+ * the real problem instead of zod's "no union member matched".
+ */
+const upstream = z
+  .custom<UpstreamInput>(() => true)
+  .transform((value, context) => {
+    const schema =
+      typeof value === 'object' && value !== null && 'provider' in value
+        ? mockUpstream
+        : hasFunction(value, 'send')
+          ? customUpstream
+          : httpUpstream
+    const result = schema.safeParse(value)
+    if (result.success) return result.data
+    for (const issue of result.error.issues) {
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+    }
+    return z.NEVER
+  })
 
 const group = z.strictObject({
   id: groupId,
@@ -131,7 +139,8 @@ export const gatewayConfigSchema = z
     keys: z.array(keyEntry).optional(),
     keyStore: plugin<KeyStore>('lookup', 'KeyStore').optional(),
     usageMeter: plugin<UsageMeter>('reserve', 'UsageMeter').optional(),
-    env: z.record(z.string(), z.string().optional()).optional(),
+    // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
+    env: z.record(z.string(), z.unknown()).optional(),
     fetch: fn<typeof fetch>('a fetch').optional(),
     generateId: fn<() => string>('an id').optional(),
     now: fn<() => number>('a clock').optional(),
@@ -176,8 +185,17 @@ export const gatewayConfigSchema = z
     })
   })
 
+/** Lets readonly arrays in, so that a config written `as const` type-checks. */
+type AcceptReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends readonly (infer Item)[]
+    ? readonly AcceptReadonly<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: AcceptReadonly<T[Key]> }
+      : T
+
 /** The config `createGateway` accepts: JSON-serialisable, or with plug-in objects in code. */
-export type GatewayConfig = z.input<typeof gatewayConfigSchema>
+export type GatewayConfig = AcceptReadonly<z.input<typeof gatewayConfigSchema>>
 
 /** The config after validation and defaults. */
 export type ValidGatewayConfig = z.output<typeof gatewayConfigSchema>

@@ -5,7 +5,7 @@ import type { SseMessage } from './sse-message'
  * line of data, and the blank line that ends the event.
  */
 export function serializeSse(message: SseMessage): string {
-  if (message.type === 'comment') return `:${message.comment}\n\n`
+  if (message.type === 'comment') return `: ${message.comment}\n\n`
   let text = ''
   if (message.event !== undefined) text += `event: ${message.event}\n`
   if (message.id !== undefined) text += `id: ${message.id}\n`

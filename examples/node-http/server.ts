@@ -1,0 +1,14 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createGateway, type GatewayConfig } from 'model-gateway'
+import { toNodeHandler } from 'model-gateway/node'
+import config from '../gateway.config.json' with { type: 'json' }
+
+// JSON imports widen literals such as `"protocol": "openai"` to `string`, hence the cast.
+const gateway = createGateway(config as GatewayConfig)
+const server = createServer(toNodeHandler(gateway))
+
+server.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo
+  console.log(`model-gateway listening on http://127.0.0.1:${port}`)
+})
