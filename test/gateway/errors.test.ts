@@ -191,6 +191,12 @@ describe('routing errors', () => {
       'method_not_allowed',
     )
   })
+  it('answers a wrong method through the SDK with 405', async () => {
+    const { gateway } = buildGateway()
+    const error = await sdkError(() => openAIClient(gateway).get('/chat/completions'))
+    expect(error.status).toBe(405)
+    expect(error.code).toBe('method_not_allowed')
+  })
 })
 
 describe('upstream errors', () => {
