@@ -13,5 +13,11 @@ const bins = ['bun', 'deno', 'node', 'workerd'].map((name) =>
 if (bins.every((bin) => existsSync(bin)) && !process.argv.includes('--force')) process.exit(0)
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: folder, stdio: 'inherit' })
+// `npm install`, not `npm ci`: it installs exactly what the lock pins, but tolerates the lock
+// lacking other platforms' optional binaries (@deno/darwin-arm64, …), which the registry these
+// machines reach does not serve, so `npm ci` refuses the lock.
+const result = spawnSync(npm, ['install', '--no-audit', '--no-fund'], {
+  cwd: folder,
+  stdio: 'inherit',
+})
 process.exit(result.status ?? 1)
