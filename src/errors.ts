@@ -46,8 +46,6 @@ export type UpstreamErrorDetail = {
   status: number
   /** The upstream's error body, parsed when it was JSON. */
   body?: unknown
-  /** Headers worth relaying to the client, such as `retry-after`. */
-  headers?: Record<string, string>
 }
 
 /** Options of the `GatewayError` constructor. */
@@ -58,6 +56,8 @@ export type GatewayErrorOptions = {
   param?: string
   cause?: unknown
   upstream?: UpstreamErrorDetail
+  /** Headers the error response carries, such as `allow` or `retry-after`. */
+  headers?: Readonly<Record<string, string>>
 }
 
 const marker = Symbol.for('model-gateway.error')
@@ -73,6 +73,7 @@ export class GatewayError extends Error {
   readonly status: number
   readonly param: string | undefined
   readonly upstream: UpstreamErrorDetail | undefined
+  readonly headers: Readonly<Record<string, string>> | undefined
   /** Marks instances across duplicate copies of the package, where `instanceof` fails. */
   readonly [marker] = true
 
@@ -83,6 +84,7 @@ export class GatewayError extends Error {
     this.status = options.status ?? defaultStatus[code]
     this.param = options.param
     this.upstream = options.upstream
+    this.headers = options.headers
   }
 
   /** Whether retrying the same request elsewhere could succeed. */

@@ -118,7 +118,13 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       }
       scope.event.route = match.name
       if (match.kind === 'wrong-method') {
-        throw new GatewayError('method_not_allowed', `${url.pathname} accepts ${match.allow} only.`)
+        throw new GatewayError(
+          'method_not_allowed',
+          `${url.pathname} accepts ${match.allow} only.`,
+          {
+            headers: { allow: match.allow },
+          },
+        )
       }
       const secret = readCredential(request.headers)
       scope.event.key = maskKey(secret)
@@ -137,11 +143,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       scope.event.error = { code: error.code, message: error.message }
       response =
         answerAs === 'anthropic' ? renderAnthropicError(error, requestId) : renderOpenAIError(error)
-      for (const [name, value] of Object.entries(error.upstream?.headers ?? {}))
+      for (const [name, value] of Object.entries(error.headers ?? {})) {
         response.headers.set(name, value)
-      if (error.code === 'method_not_allowed') {
-        const match = matchRoute(stripBasePath(url.pathname, basePath) ?? '', 'GET')
-        response.headers.set('allow', match.kind === 'route' ? 'GET, HEAD' : 'POST')
       }
     }
     response.headers.set('x-request-id', requestId)

@@ -12,7 +12,7 @@ import { classifyUpstreamFailure } from '../upstream/classify-failure'
 import { openExchange } from '../upstream/exchange'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { readUpstreamError } from '../upstream/read-upstream-error'
-import { estimateTokens } from '../upstream/mock/estimate-tokens'
+import { estimateTokens } from '../usage/estimate-tokens'
 import { startMeteredRequest } from '../usage/metered-request'
 import { admit } from '../usage/admit'
 

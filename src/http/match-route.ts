@@ -27,5 +27,9 @@ export function matchRoute(pathname: string, method: string): RouteMatch {
   if (method === route.method || (method === 'HEAD' && route.method === 'GET')) {
     return { kind: 'route', name: route.name }
   }
-  return { kind: 'wrong-method', name: route.name, allow: route.method }
+  return {
+    kind: 'wrong-method',
+    name: route.name,
+    allow: route.method === 'GET' ? 'GET, HEAD' : route.method,
+  }
 }

@@ -31,18 +31,19 @@ export async function readUpstreamError(response: Response): Promise<GatewayErro
     const value = response.headers.get(name)
     if (value !== null) headers[name] = value
   }
-  const upstream = { status: response.status, body, headers }
+  const upstream = { status: response.status, body }
   const message = upstreamMessage(body) ?? `The upstream answered HTTP ${response.status}.`
   if (response.status === 401 || response.status === 403) {
     return new GatewayError(
       'upstream_error',
       `The upstream refused the gateway's credentials (HTTP ${response.status}).`,
-      { status: 502, upstream: { ...upstream, body: undefined } },
+      { status: 502, upstream: { status: response.status } },
     )
   }
-  if (response.status === 529) return new GatewayError('overloaded', message, { upstream })
-  if (response.status === 429) return new GatewayError('rate_limited', message, { upstream })
-  return new GatewayError('upstream_error', message, { status: response.status, upstream })
+  if (response.status === 529) return new GatewayError('overloaded', message, { upstream, headers })
+  if (response.status === 429)
+    return new GatewayError('rate_limited', message, { upstream, headers })
+  return new GatewayError('upstream_error', message, { status: response.status, upstream, headers })
 }
 
 function upstreamMessage(body: unknown): string | undefined {

@@ -22,10 +22,10 @@ export async function admit(
   if (result.granted) return result.reservation
   if (result.reason === 'rate_limited') {
     throw new GatewayError('rate_limited', 'This API key is over its rate limit.', {
-      upstream:
+      headers:
         result.retryAfterSeconds === undefined
           ? undefined
-          : { status: 429, headers: { 'retry-after': String(result.retryAfterSeconds) } },
+          : { 'retry-after': String(result.retryAfterSeconds) },
     })
   }
   throw new GatewayError(

@@ -1,5 +1,5 @@
 import { isJsonObject, parseJson } from '../../internal/json'
-import { estimateTokens } from './estimate-tokens'
+import { estimateTokens } from '../../usage/estimate-tokens'
 import { mockReply, splitIntoChunks, type MockMessage } from './mock-reply'
 
 /** Options of the mock's OpenAI answer. */
