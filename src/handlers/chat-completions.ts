@@ -5,7 +5,8 @@ import { readRequestText } from '../http/read-body'
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../protocols/openai/request-schema'
 import { rewriteOpenAIChatBody } from '../protocols/openai/rewrite-body'
 import { relayOpenAIJson } from '../relay/relay-openai-json'
-import { relayOpenAIStream } from '../relay/relay-openai-stream'
+import { relaySse } from '../relay/relay-sse'
+import { openAIPassthroughStream } from '../protocols/openai/passthrough-stream'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
 import { classifyUpstreamFailure } from '../upstream/classify-failure'
@@ -74,10 +75,12 @@ export async function handleChatCompletions(
       upstream.headers.get('content-type')?.includes('text/event-stream') === true
     if (stream && isEventStream) {
       scope.eventDeferred = true
-      const response = await relayOpenAIStream(upstream, {
+      const response = await relaySse(upstream, {
         exchange,
         metered,
-        clientWantsUsage: body.stream_options?.include_usage === true,
+        translator: openAIPassthroughStream({
+          clientWantsUsage: body.stream_options?.include_usage === true,
+        }),
         idleTimeoutMs: runtime.streamIdleTimeoutMs,
         maxEventBytes: runtime.maxResponseBytes,
         onEnd: (outcome) => scope.complete(200, outcome),

@@ -1,0 +1,34 @@
+import type { TokenUsage } from '../usage/usage-meter'
+import type { Usage } from './types'
+
+/** Usage with nothing reported. */
+export function emptyUsage(): Usage {
+  return { input: {}, output: {} }
+}
+
+/** Overlays a later snapshot on an earlier one: reported fields win, unreported ones stay. */
+export function mergeUsage(earlier: Usage, later: Usage): Usage {
+  return {
+    input: { ...earlier.input, ...definedOnly(later.input) },
+    output: { ...earlier.output, ...definedOnly(later.output) },
+  }
+}
+
+/** What the usage meter records: `undefined` when the upstream reported no token counts. */
+export function toTokenUsage(usage: Usage): TokenUsage | undefined {
+  const input = usage.input.total
+  const output = usage.output.total
+  if (input === undefined && output === undefined) return undefined
+  return {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    cachedInputTokens: usage.input.cacheRead ?? 0,
+    totalTokens: (input ?? 0) + (output ?? 0),
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, item]) => item !== undefined),
+  ) as Partial<T>
+}

@@ -1,0 +1,54 @@
+import type { Usage } from '../../canonical/types'
+import { isJsonObject } from '../../internal/json'
+
+/**
+ * OpenAI usage ↔ canonical usage. `prompt_tokens` includes cached tokens and `completion_tokens`
+ * includes reasoning tokens (checklist §3.3).
+ *
+ * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage
+ */
+export function openAIUsageToCanonical(usage: unknown): Usage {
+  if (!isJsonObject(usage)) return { input: {}, output: {} }
+  const prompt = numberOr(usage['prompt_tokens'])
+  const promptDetails = isJsonObject(usage['prompt_tokens_details'])
+    ? usage['prompt_tokens_details']
+    : {}
+  const completionDetails = isJsonObject(usage['completion_tokens_details'])
+    ? usage['completion_tokens_details']
+    : {}
+  const cacheRead =
+    numberOr(promptDetails['cached_tokens']) ?? numberOr(usage['prompt_cache_hit_tokens'])
+  const cacheWrite = numberOr(promptDetails['cache_write_tokens'])
+  return {
+    input: {
+      total: prompt,
+      uncached:
+        prompt === undefined
+          ? undefined
+          : Math.max(prompt - (cacheRead ?? 0) - (cacheWrite ?? 0), 0),
+      cacheRead,
+      cacheWrite,
+    },
+    output: {
+      total: numberOr(usage['completion_tokens']),
+      reasoning: numberOr(completionDetails['reasoning_tokens']),
+    },
+  }
+}
+
+/** The OpenAI `usage` object for canonical usage; totals always add up (checklist USE-01, USE-02). */
+export function canonicalUsageToOpenAI(usage: Usage) {
+  const prompt = usage.input.total ?? 0
+  const completion = usage.output.total ?? 0
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: usage.input.cacheRead ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.output.reasoning ?? 0 },
+  }
+}
+
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}

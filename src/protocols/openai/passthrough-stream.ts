@@ -1,0 +1,63 @@
+import { GatewayError } from '../../errors'
+import { isJsonObject, parseJson } from '../../internal/json'
+import type { SseTranslator } from '../../relay/sse-translator'
+import { serializeSse } from '../../sse/serialize'
+import type { TokenUsage } from '../../usage/usage-meter'
+import { openAIStreamErrorFrame } from './errors'
+import { readOpenAIUsage } from './usage'
+
+/** A usage object in a chunk; `"usage":null` does not match, and neither can escaped content text. */
+const usagePattern = /"usage"\s*:\s*\{/
+const errorPattern = /^\s*\{\s*"error"\s*:/
+
+/**
+ * Passthrough for an OpenAI client of an OpenAI upstream: each event's data goes out as the
+ * upstream wrote it. Only chunks carrying a usage object are parsed, to meter them; the usage-only
+ * chunk the gateway asked for is dropped when the client did not ask for it. An upstream error
+ * payload gets the spec's `event: error` framing and ends the stream.
+ */
+export function openAIPassthroughStream(options: { clientWantsUsage: boolean }): SseTranslator {
+  let usage: TokenUsage | undefined
+  return {
+    push(message) {
+      if (message.type === 'comment') return { frames: [serializeSse(message)] }
+      const data = message.data
+      if (data === '[DONE]') return { frames: [serializeSse(message)], final: 'ok' }
+      if (errorPattern.test(data)) {
+        const parsed = parseJson(data)
+        const body = parsed.ok ? parsed.value : undefined
+        return {
+          frames: [`event: error\ndata: ${data}\n\n`],
+          final: 'error',
+          error: new GatewayError('upstream_error', upstreamMessage(body), {
+            upstream: { status: 502, body },
+          }),
+        }
+      }
+      if (usagePattern.test(data)) {
+        const parsed = parseJson(data)
+        if (parsed.ok && isJsonObject(parsed.value)) {
+          usage = readOpenAIUsage(parsed.value['usage']) ?? usage
+          const choices = parsed.value['choices']
+          const usageOnly = !Array.isArray(choices) || choices.length === 0
+          if (usageOnly && !options.clientWantsUsage) return { frames: [] }
+        }
+      }
+      return { frames: [serializeSse(message)] }
+    },
+    end: () => ({ frames: [], final: 'ok' }),
+    failure: openAIStreamErrorFrame,
+    usage: () => usage,
+  }
+}
+
+function upstreamMessage(body: unknown): string {
+  if (
+    isJsonObject(body) &&
+    isJsonObject(body['error']) &&
+    typeof body['error']['message'] === 'string'
+  ) {
+    return body['error']['message']
+  }
+  return 'The upstream sent an error instead of a stream.'
+}

@@ -1,0 +1,31 @@
+import type { GatewayError } from '../errors'
+import type { SseMessage } from '../sse/sse-message'
+import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
+
+/** What a translator makes of one upstream message. */
+export type TranslatedFrames = {
+  /** Complete SSE frames for the client, in order. */
+  frames: string[]
+  /** Set on the client stream's last frame(s): how the request ended. */
+  final?: UsageOutcome
+  /**
+   * The upstream's own error, when this message is one. Before anything reached the client it is
+   * answered as a JSON error with its status instead (checklist ERR-05).
+   */
+  error?: GatewayError
+}
+
+/**
+ * Turns an upstream SSE stream into the client's, one message at a time: passthrough (frames as
+ * the upstream wrote them, usage tapped) or translation (decode to canonical events, encode for
+ * the client). The relay owns timing, backpressure and metering; the translator owns the wire.
+ */
+export type SseTranslator = {
+  push(message: SseMessage): TranslatedFrames
+  /** Frames owed when the upstream body ends without a final frame. */
+  end(): TranslatedFrames
+  /** The client protocol's in-stream error frame, for a failure of the upstream connection. */
+  failure(error: GatewayError): string
+  /** The usage seen so far, exactly as the upstream reported it. */
+  usage(): TokenUsage | undefined
+}
