@@ -1,3 +1,5 @@
+import type { ProtocolName } from './protocols/protocol-name'
+
 /**
  * The one error type of the gateway. Core code throws and passes `GatewayError`s; only the
  * protocol renderers turn them into vendor-shaped JSON, so an error always reaches the caller in
@@ -44,6 +46,8 @@ const defaultStatus: Record<GatewayErrorCode, number> = {
 /** What an upstream answered, kept so that renderers can pass a same-protocol body through. */
 export type UpstreamErrorDetail = {
   status: number
+  /** The upstream's protocol: its body goes to the client verbatim only in that protocol. */
+  protocol?: ProtocolName
   /** The upstream's error body, parsed when it was JSON. */
   body?: unknown
 }

@@ -8,6 +8,8 @@ import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import type { GatewayRuntime, RequestScope } from './gateway-runtime'
 import { handleChatCompletions } from './handlers/chat-completions'
+import { handleCountTokens } from './handlers/count-tokens'
+import { handleMessages } from './handlers/messages'
 import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { matchRoute, type RouteName } from './http/match-route'
@@ -35,6 +37,8 @@ const handlers: Record<
   (runtime: GatewayRuntime, scope: RequestScope) => Promise<Response>
 > = {
   'chat.completions': handleChatCompletions,
+  messages: handleMessages,
+  count_tokens: handleCountTokens,
   models: handleListModels,
   usage: handleKeyUsage,
 }
@@ -90,7 +94,9 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = new URL(request.url)
-    const answerAs = request.headers.has('anthropic-version') ? 'anthropic' : 'openai'
+    let answerAs: 'openai' | 'anthropic' = request.headers.has('anthropic-version')
+      ? 'anthropic'
+      : 'openai'
     let emitted = false
     const scope: RequestScope = {
       request,
@@ -117,6 +123,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         throw new GatewayError('not_found', `Unknown route: ${request.method} ${url.pathname}`)
       }
       scope.event.route = match.name
+      if (match.errors !== 'header') answerAs = match.errors
       if (match.kind === 'wrong-method') {
         throw new GatewayError(
           'method_not_allowed',

@@ -1,6 +1,9 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
+/** The `anthropic-version` sent when the client sent none. */
+export const defaultAnthropicVersion = '2023-06-01'
+
 /** Settings of an HTTP upstream, mirroring the official SDKs' client options. */
 export type HttpProviderOptions = {
   id: string
@@ -30,7 +33,12 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
       const headers = new Headers(call.headers)
       for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
       if (options.apiKey !== undefined && options.apiKey !== '') {
-        headers.set('authorization', `Bearer ${options.apiKey}`)
+        if (options.protocol === 'anthropic') headers.set('x-api-key', options.apiKey)
+        else headers.set('authorization', `Bearer ${options.apiKey}`)
+      }
+      // Anthropic requires a version header; the client's own is forwarded on passthrough.
+      if (options.protocol === 'anthropic' && !headers.has('anthropic-version')) {
+        headers.set('anthropic-version', defaultAnthropicVersion)
       }
       if (call.stream) headers.set('accept', 'text/event-stream')
       return doFetch(`${base}${pathOf(call)}`, {
@@ -47,6 +55,11 @@ function pathOf(call: UpstreamCall): string {
   switch (call.operation) {
     case 'chat-completions':
       return '/chat/completions'
+    // Anthropic's base URL is the bare host, by its SDK's convention.
+    case 'messages':
+      return '/v1/messages'
+    case 'count-tokens':
+      return '/v1/messages/count_tokens'
     default: {
       const unknown: never = call.operation
       throw new Error(`Unknown upstream operation: ${String(unknown)}`)

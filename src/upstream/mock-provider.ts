@@ -1,4 +1,5 @@
 import type { ProtocolName } from '../protocols/protocol-name'
+import { answerAnthropicCountTokens, answerAnthropicMessages } from './mock/anthropic-mock'
 import { answerOpenAIChat } from './mock/openai-mock'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
@@ -30,14 +31,14 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
       call.signal.throwIfAborted()
       served += 1
       const id = `mock${served.toString().padStart(6, '0')}`
+      const answer = { reply: options.reply, chunkDelayMs: options.chunkDelayMs, now, id }
       switch (call.operation) {
         case 'chat-completions':
-          return answerOpenAIChat(call.body, {
-            reply: options.reply,
-            chunkDelayMs: options.chunkDelayMs,
-            now,
-            id,
-          })
+          return answerOpenAIChat(call.body, answer)
+        case 'messages':
+          return answerAnthropicMessages(call.body, answer)
+        case 'count-tokens':
+          return answerAnthropicCountTokens(call.body)
         default: {
           const unknown: never = call.operation
           throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)

@@ -1,7 +1,7 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 
-/** The operations a gateway asks of an upstream. Later protocols add their own. */
-export type UpstreamOperation = 'chat-completions'
+/** The operations a gateway asks of an upstream, each in the upstream's own protocol. */
+export type UpstreamOperation = 'chat-completions' | 'messages' | 'count-tokens'
 
 /** One call to an upstream, already in the upstream's own protocol. */
 export type UpstreamCall = {

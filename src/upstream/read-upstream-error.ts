@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
 import { readTextWithLimit } from '../http/read-body'
+import type { ProtocolName } from '../protocols/protocol-name'
 
 /** Upstream response headers that a client may act on, relayed with the error. */
 const relayedErrorHeaders = ['retry-after', 'retry-after-ms'] as const
@@ -17,7 +18,10 @@ const maxErrorBodyBytes = 256 * 1024
  * credentials were refused, which the caller can neither fix nor should mistake for a problem with
  * their key, so it becomes 502; Anthropic's 529 stays 529 and is marked `overloaded`.
  */
-export async function readUpstreamError(response: Response): Promise<GatewayError> {
+export async function readUpstreamError(
+  response: Response,
+  protocol: ProtocolName,
+): Promise<GatewayError> {
   let text = ''
   try {
     text = await readTextWithLimit(response.body, maxErrorBodyBytes)
@@ -31,7 +35,7 @@ export async function readUpstreamError(response: Response): Promise<GatewayErro
     const value = response.headers.get(name)
     if (value !== null) headers[name] = value
   }
-  const upstream = { status: response.status, body }
+  const upstream = { status: response.status, body, protocol }
   const message = upstreamMessage(body) ?? `The upstream answered HTTP ${response.status}.`
   if (response.status === 401 || response.status === 403) {
     return new GatewayError(

@@ -84,7 +84,11 @@ export function createMockUpstream() {
   }
 }
 
-function answer(behaviour: UpstreamBehaviour, signal: AbortSignal): Response | Promise<Response> {
+/** The response for a behaviour, shared by the OpenAI and Anthropic mocks. */
+export function answer(
+  behaviour: UpstreamBehaviour,
+  signal: AbortSignal,
+): Response | Promise<Response> {
   switch (behaviour.kind) {
     case 'json':
       return HttpResponse.json(behaviour.body as object, {

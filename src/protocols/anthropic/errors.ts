@@ -1,4 +1,5 @@
-import type { GatewayError, GatewayErrorCode } from '../../errors'
+import { GatewayError, type GatewayErrorCode } from '../../errors'
+import { isJsonObject } from '../../internal/json'
 
 /** Anthropic's error `type` for each gateway error code. */
 const anthropicErrorTypes: Record<GatewayErrorCode, string> = {
@@ -19,17 +20,91 @@ const anthropicErrorTypes: Record<GatewayErrorCode, string> = {
 }
 
 /**
+ * The HTTP status Anthropic gives each error `type` (checklist §5.1). A Map, not an object, so that
+ * an upstream type such as `constructor` cannot hit a prototype member.
+ */
+const anthropicErrorStatus = new Map<string, number>([
+  ['invalid_request_error', 400],
+  ['authentication_error', 401],
+  ['billing_error', 402],
+  ['permission_error', 403],
+  ['not_found_error', 404],
+  ['request_too_large', 413],
+  ['rate_limit_error', 429],
+  ['api_error', 500],
+  ['timeout_error', 504],
+  ['overloaded_error', 529],
+])
+
+/**
+ * Anthropic's error `type` for a gateway error, such as `overloaded_error`.
+ *
+ * @see https://docs.anthropic.com/en/api/errors
+ */
+export function anthropicErrorType(error: GatewayError): string {
+  return anthropicErrorTypes[error.code]
+}
+
+/**
  * Renders a gateway error in Anthropic's shape, `{"type":"error","error":{"type","message"}}`.
  *
  * @see https://docs.anthropic.com/en/api/errors
  */
 export function renderAnthropicError(error: GatewayError, requestId: string): Response {
+  // An Anthropic upstream's own error body reaches an Anthropic client as it was (ERR-02).
+  const upstream = error.upstream?.protocol === 'anthropic' ? error.upstream.body : undefined
+  const type =
+    isJsonObject(upstream) &&
+    isJsonObject(upstream['error']) &&
+    typeof upstream['error']['type'] === 'string'
+      ? upstream['error']['type']
+      : anthropicErrorType(error)
   return Response.json(
-    {
-      type: 'error',
-      error: { type: anthropicErrorTypes[error.code], message: error.message },
-      request_id: requestId,
-    },
+    { type: 'error', error: { type, message: error.message }, request_id: requestId },
     { status: error.status },
   )
+}
+
+/**
+ * Anthropic's mid-stream error event, `event: error` with `data: {"type":"error","error":{…}}`
+ * (checklist ERR-S-A). The SDK only sees the frame because of its `event:` line, and throws an
+ * `APIError` whose `error.type` is the body's type.
+ *
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#error-events
+ */
+export function anthropicStreamErrorFrame(error: GatewayError): string {
+  const body = { type: 'error', error: { type: anthropicErrorType(error), message: error.message } }
+  return `event: error\ndata: ${JSON.stringify(body)}\n\n`
+}
+
+/**
+ * A gateway error for an Anthropic error body, such as the data of a mid-stream `event: error`.
+ * The status is the one Anthropic gives the type as an HTTP error, so that an error arriving before
+ * the first byte reaches the client is answered with it (checklist ERR-05); the upstream message is
+ * kept (ERR-02).
+ *
+ * @see https://docs.anthropic.com/en/api/errors
+ */
+export function anthropicErrorToGateway(body: unknown): GatewayError {
+  const error = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : {}
+  const type = typeof error['type'] === 'string' ? error['type'] : undefined
+  const message =
+    typeof error['message'] === 'string' && error['message'] !== ''
+      ? error['message']
+      : 'The upstream reported an error in the stream.'
+  const status = (type === undefined ? undefined : anthropicErrorStatus.get(type)) ?? 500
+  return new GatewayError(gatewayCode(type), message, { status, upstream: { status, body } })
+}
+
+function gatewayCode(type: string | undefined): GatewayErrorCode {
+  switch (type) {
+    case 'overloaded_error':
+      return 'overloaded'
+    case 'rate_limit_error':
+      return 'rate_limited'
+    default:
+      // Other upstream failures are the upstream's, whatever their type: the client's request
+      // was accepted and the stream had begun.
+      return 'upstream_error'
+  }
 }

@@ -34,7 +34,7 @@ export type OpenAIErrorObject = {
  * @see https://platform.openai.com/docs/guides/error-codes
  */
 export function openAIErrorObject(error: GatewayError): OpenAIErrorObject {
-  const upstreamBody = error.upstream?.body
+  const upstreamBody = error.upstream?.protocol === 'openai' ? error.upstream.body : undefined
   if (isJsonObject(upstreamBody) && isJsonObject(upstreamBody['error'])) {
     const upstream = upstreamBody['error']
     if (typeof upstream['message'] === 'string') {

@@ -1,8 +1,10 @@
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject } from '../../internal/json'
+import { framesToStream, sseHeaders } from './frames-stream'
+import { readMockRequest } from './mock-request'
 import { estimateTokens } from '../../usage/estimate-tokens'
-import { mockReply, splitIntoChunks, type MockMessage } from './mock-reply'
+import { mockReply, splitIntoChunks } from './mock-reply'
 
-/** Options of the mock's OpenAI answer. */
+/** Options of the mock's answers. */
 export type OpenAIMockOptions = {
   reply?: string | undefined
   chunkDelayMs?: number | undefined
@@ -10,18 +12,13 @@ export type OpenAIMockOptions = {
   id: string
 }
 
-const encoder = new TextEncoder()
-
 /**
  * Answers a chat-completions request body exactly as an OpenAI server would: a
  * `chat.completion` object, or an SSE stream of `chat.completion.chunk`s ending in `[DONE]`, with a
  * usage chunk when `stream_options.include_usage` is set.
  */
 export function answerOpenAIChat(body: string, options: OpenAIMockOptions): Response {
-  const parsed = parseJson(body)
-  const request = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
-  const messages = readMessages(request['messages'])
-  const model = typeof request['model'] === 'string' ? request['model'] : 'mock'
+  const { raw: request, messages, model } = readMockRequest(body)
   const reply = mockReply(messages, options.reply)
   const promptTokens = messages.reduce((sum, message) => sum + estimateTokens(message.text) + 4, 0)
   const completionTokens = estimateTokens(reply)
@@ -68,38 +65,6 @@ export function answerOpenAIChat(body: string, options: OpenAIMockOptions): Resp
     'data: [DONE]\n\n',
   ]
   return new Response(framesToStream(frames, options.chunkDelayMs ?? 0), {
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-  })
-}
-
-function readMessages(value: unknown): MockMessage[] {
-  if (!Array.isArray(value)) return []
-  return value.filter(isJsonObject).map((message) => ({
-    role: typeof message['role'] === 'string' ? message['role'] : '',
-    text: contentText(message['content']),
-  }))
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content
-    .filter(isJsonObject)
-    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
-    .join('')
-}
-
-function framesToStream(frames: readonly string[], delayMs: number): ReadableStream<Uint8Array> {
-  let next = 0
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (next >= frames.length) {
-        controller.close()
-        return
-      }
-      if (delayMs > 0 && next > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
-      controller.enqueue(encoder.encode(frames[next]!))
-      next += 1
-    },
+    headers: sseHeaders,
   })
 }

@@ -1,0 +1,73 @@
+import { GatewayError } from '../errors'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { parseJsonBody } from '../http/parse-json-body'
+import { readRequestText } from '../http/read-body'
+import { findTopLevelMembers, applyEdits } from '../internal/json-members'
+import { anthropicCountTokensRequestSchema } from '../protocols/anthropic/request-schema'
+import { pickUpstream } from '../routing/pick-upstream'
+import { resolveRoute } from '../routing/resolve-route'
+import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { openExchange } from '../upstream/exchange'
+import { readUpstreamError } from '../upstream/read-upstream-error'
+import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { readTextWithLimit } from '../http/read-body'
+import { anthropicPassthroughHeaders } from './messages'
+
+/**
+ * `POST /v1/messages/count_tokens` (spec §4 rule 1, §7), also with `?beta=true`. On an `anthropic`
+ * group it is forwarded upstream and answers `{"input_tokens": N}`. On any other group it answers
+ * 404 `not_found_error`: a local decision made before any upstream call, so it can never count as
+ * an upstream failure (gateway-landscape §D.5). Counting uses no tokens, so it is not metered.
+ */
+export async function handleCountTokens(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+): Promise<Response> {
+  const key = scope.key!
+  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
+  const body = parseJsonBody(text, anthropicCountTokensRequestSchema)
+  scope.event.model = body.model
+  const route = await resolveRoute(runtime.registry, key, body.model, runtime.groupIdRouting)
+  scope.event.group = route.group.id
+  if (route.group.protocol !== 'anthropic') {
+    throw new GatewayError('not_found', 'Token counting is not supported for this group.')
+  }
+  const provider = pickUpstream(route.group.upstreams, runtime.random)
+  scope.event.provider = provider.id
+  scope.event.upstreamModel = route.model.upstreamModel
+  const span = findTopLevelMembers(text)?.members.get('model')
+  const upstreamBody =
+    body.model === route.model.upstreamModel || span === undefined
+      ? JSON.stringify({ ...body, model: route.model.upstreamModel })
+      : applyEdits(text, [
+          {
+            start: span.valueStart,
+            end: span.valueEnd,
+            text: JSON.stringify(route.model.upstreamModel),
+          },
+        ])
+  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
+  try {
+    const upstream = await provider.send({
+      operation: 'count-tokens',
+      model: route.model.upstreamModel,
+      body: upstreamBody,
+      headers: buildUpstreamHeaders(scope.request.headers, [
+        ...runtime.forwardHeaders,
+        ...anthropicPassthroughHeaders,
+      ]),
+      stream: false,
+      signal: exchange.signal,
+    })
+    if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol)
+    const answer = await readTextWithLimit(upstream.body, runtime.maxResponseBytes)
+    return new Response(answer, {
+      status: upstream.status,
+      headers: { 'content-type': 'application/json' },
+    })
+  } catch (error) {
+    throw classifyUpstreamFailure(error, exchange)
+  } finally {
+    exchange.dispose()
+  }
+}

@@ -1,0 +1,138 @@
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { parseJsonBody } from '../http/parse-json-body'
+import { readRequestText } from '../http/read-body'
+import { findTopLevelMembers, applyEdits } from '../internal/json-members'
+import { parseJson } from '../internal/json'
+import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
+import { anthropicStreamErrorFrame } from '../protocols/anthropic/errors'
+import { anthropicPassthroughStream } from '../protocols/anthropic/passthrough-stream'
+import { decodeAnthropicRequest } from '../protocols/anthropic/request-decode'
+import {
+  anthropicMessagesRequestSchema,
+  type AnthropicMessagesRequest,
+} from '../protocols/anthropic/request-schema'
+import { encodeAnthropicResponse } from '../protocols/anthropic/response'
+import {
+  hasGatewayThinking,
+  withoutGatewayThinking,
+} from '../protocols/anthropic/thinking-signature'
+import { createAnthropicStreamEncoder } from '../protocols/anthropic/stream-encode'
+import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
+import { decodeOpenAIResponse } from '../protocols/openai/response'
+import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
+import { relayCall, type CallPlan } from '../relay/relay-call'
+import { translatedStream } from '../relay/translated-stream'
+import { pickUpstream } from '../routing/pick-upstream'
+import { resolveRoute } from '../routing/resolve-route'
+import { toTokenUsage } from '../canonical/usage'
+import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { estimateTokens } from '../usage/estimate-tokens'
+
+/** Client headers an Anthropic upstream gets on passthrough: the API version and the betas. */
+export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta'] as const
+
+/**
+ * `POST /v1/messages` (spec §2.3), also with `?beta=true` (the query never affects routing). To an
+ * `anthropic` group this is passthrough: the body goes upstream with only `model` rewritten, with
+ * the client's `anthropic-version` and `anthropic-beta`. To an `openai` group the request, the
+ * answer and the stream are translated through the canonical form.
+ */
+export async function handleMessages(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+): Promise<Response> {
+  const key = scope.key!
+  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
+  const body = parseJsonBody(text, anthropicMessagesRequestSchema)
+  const stream = body.stream === true
+  scope.event.model = body.model
+  scope.event.stream = stream
+  const route = await resolveRoute(runtime.registry, key, body.model, runtime.groupIdRouting)
+  const provider = pickUpstream(route.group.upstreams, runtime.random)
+  Object.assign(scope.event, {
+    group: route.group.id,
+    upstreamModel: route.model.upstreamModel,
+    provider: provider.id,
+  })
+  const common = {
+    route,
+    provider,
+    model: body.model,
+    stream,
+    estimatedTokens: estimateTokens(text) + body.max_tokens,
+  }
+  const plan: CallPlan =
+    provider.protocol === 'anthropic'
+      ? {
+          ...common,
+          operation: 'messages',
+          body: rewriteModel(text, body, route.model.upstreamModel),
+          headers: buildUpstreamHeaders(scope.request.headers, [
+            ...runtime.forwardHeaders,
+            ...anthropicPassthroughHeaders,
+          ]),
+          answerJson(answer) {
+            const span = findTopLevelMembers(answer)?.members.get('usage')
+            const parsed =
+              span === undefined
+                ? undefined
+                : parseJson(answer.slice(span.valueStart, span.valueEnd))
+            return {
+              body: answer,
+              usage:
+                parsed?.ok === true
+                  ? toTokenUsage(anthropicUsageToCanonical(parsed.value))
+                  : undefined,
+            }
+          },
+          translator: anthropicPassthroughStream,
+        }
+      : translatedToOpenAIPlan(runtime, scope, body, common)
+  return relayCall(runtime, scope, key, plan)
+}
+
+function translatedToOpenAIPlan(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  body: AnthropicMessagesRequest,
+  common: Pick<CallPlan, 'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens'>,
+): CallPlan {
+  const request = decodeAnthropicRequest(body)
+  request.model = common.route.model.upstreamModel
+  const id = `msg_${scope.requestId}`
+  return {
+    ...common,
+    operation: 'chat-completions',
+    body: JSON.stringify(encodeOpenAIRequest(request)),
+    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+    answerJson(answer) {
+      const parsed = parseJson(answer)
+      const response = decodeOpenAIResponse(parsed.ok ? parsed.value : undefined)
+      return {
+        body: JSON.stringify(encodeAnthropicResponse(response, { id, model: common.model })),
+        usage: toTokenUsage(response.usage),
+      }
+    },
+    translator: () =>
+      translatedStream(
+        createOpenAIStreamDecoder({ generateId: () => `call_${runtime.generateId()}` }),
+        createAnthropicStreamEncoder({ id, model: common.model }),
+        anthropicStreamErrorFrame,
+      ),
+  }
+}
+
+/**
+ * Splices the upstream model into the client's body text; nothing else is re-encoded, unless the
+ * body carries gateway-tagged thinking, which Anthropic would reject (TOOL-H-10).
+ */
+function rewriteModel(text: string, body: AnthropicMessagesRequest, upstreamModel: string): string {
+  if (hasGatewayThinking(text))
+    return JSON.stringify(withoutGatewayThinking({ ...body, model: upstreamModel }))
+  if (body.model === upstreamModel) return text
+  const span = findTopLevelMembers(text)?.members.get('model')
+  if (span === undefined) return JSON.stringify({ ...body, model: upstreamModel })
+  return applyEdits(text, [
+    { start: span.valueStart, end: span.valueEnd, text: JSON.stringify(upstreamModel) },
+  ])
+}

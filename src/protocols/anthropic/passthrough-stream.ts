@@ -1,0 +1,55 @@
+import { GatewayError } from '../../errors'
+import { isJsonObject, parseJson } from '../../internal/json'
+import type { SseTranslator } from '../../relay/sse-translator'
+import { serializeSse } from '../../sse/serialize'
+import type { Usage } from '../../canonical/types'
+import { emptyUsage, mergeUsage, toTokenUsage } from '../../canonical/usage'
+import { anthropicUsageToCanonical } from './canonical-usage'
+import { anthropicStreamErrorFrame, anthropicErrorToGateway } from './errors'
+
+/**
+ * Passthrough for a messages client of an Anthropic upstream: every frame goes out as the upstream
+ * wrote it. Only `message_start` and `message_delta` are parsed, for usage (message_delta's is
+ * cumulative and wins: checklist USE-04). An `error` event ends the stream as it is.
+ */
+export function anthropicPassthroughStream(): SseTranslator {
+  let usage: Usage = emptyUsage()
+  let sawStop = false
+  return {
+    push(message) {
+      if (message.type === 'comment') return { frames: [serializeSse(message)] }
+      const name = message.event
+      if (name === 'message_start' || name === 'message_delta') {
+        const parsed = parseJson(message.data)
+        if (parsed.ok && isJsonObject(parsed.value)) {
+          const holder = name === 'message_start' ? parsed.value['message'] : parsed.value
+          if (isJsonObject(holder))
+            usage = mergeUsage(usage, anthropicUsageToCanonical(holder['usage']))
+        }
+      }
+      if (name === 'message_stop') {
+        sawStop = true
+        return { frames: [serializeSse(message)], final: 'ok' }
+      }
+      if (name === 'error') {
+        const parsed = parseJson(message.data)
+        return {
+          frames: [serializeSse(message)],
+          final: 'error',
+          error: anthropicErrorToGateway(parsed.ok ? parsed.value : undefined),
+        }
+      }
+      return { frames: [serializeSse(message)] }
+    },
+    end() {
+      if (sawStop) return { frames: [], final: 'ok' }
+      const error = new GatewayError(
+        'upstream_error',
+        'The upstream stream ended before message_stop.',
+      )
+      return { frames: [anthropicStreamErrorFrame(error)], final: 'error' }
+    },
+    failure: anthropicStreamErrorFrame,
+    usage: () => toTokenUsage(usage),
+  }
+}

@@ -1,0 +1,94 @@
+import type { ChatResponse } from '../../canonical/types'
+import { isJsonObject } from '../../internal/json'
+import { canonicalUsageToOpenAI, openAIUsageToCanonical } from './canonical-usage'
+import { canonicalFinishToOpenAI, openAIFinishToCanonical } from './finish-reason'
+
+/**
+ * A `chat.completion` → canonical response: reasoning (`reasoning_content` or `reasoning`, as
+ * DeepSeek, vLLM and OpenRouter send it), then text, then tool calls (RESP-02, RSN-05).
+ *
+ * @see https://platform.openai.com/docs/api-reference/chat/object
+ */
+export function decodeOpenAIResponse(body: unknown): ChatResponse {
+  const object = isJsonObject(body) ? body : {}
+  const choice =
+    Array.isArray(object['choices']) && isJsonObject(object['choices'][0])
+      ? object['choices'][0]
+      : {}
+  const message = isJsonObject(choice['message']) ? choice['message'] : {}
+  const content: ChatResponse['content'] = []
+  const reasoning = message['reasoning_content'] ?? message['reasoning']
+  if (typeof reasoning === 'string' && reasoning !== '')
+    content.push({ type: 'reasoning', text: reasoning })
+  if (typeof message['content'] === 'string' && message['content'] !== '')
+    content.push({ type: 'text', text: message['content'] })
+  for (const call of Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) {
+    if (!isJsonObject(call) || !isJsonObject(call['function'])) continue
+    const args = call['function']['arguments']
+    content.push({
+      type: 'tool-call',
+      id: String(call['id'] ?? ''),
+      name: String(call['function']['name'] ?? ''),
+      // No-argument calls may come as "" (checklist §7 bug 14).
+      arguments: typeof args === 'string' && args.trim() !== '' ? args : '{}',
+    })
+  }
+  const response: ChatResponse = {
+    id: String(object['id'] ?? ''),
+    model: String(object['model'] ?? ''),
+    content,
+    finishReason: openAIFinishToCanonical(choice['finish_reason']),
+    usage: openAIUsageToCanonical(object['usage']),
+  }
+  if (typeof message['refusal'] === 'string' && message['refusal'] !== '')
+    response.refusal = message['refusal']
+  return response
+}
+
+/**
+ * A canonical response → a `chat.completion` (RESP-O-01). `content` is `null` when there are only
+ * tool calls; reasoning goes to `reasoning_content` (RR-01); signatures are never exposed.
+ */
+export function encodeOpenAIResponse(
+  response: ChatResponse,
+  meta: { id: string; model: string; created: number },
+) {
+  const text = response.content
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join('')
+  const reasoning = response.content
+    .flatMap((part) => (part.type === 'reasoning' ? [part.text] : []))
+    .join('')
+  const calls = response.content.flatMap((part) =>
+    part.type === 'tool-call'
+      ? [
+          {
+            id: part.id,
+            type: 'function',
+            function: { name: part.name, arguments: part.arguments },
+          },
+        ]
+      : [],
+  )
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && calls.length > 0 ? null : text,
+          ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          refusal: response.refusal ?? null,
+        },
+        finish_reason: canonicalFinishToOpenAI(response.finishReason),
+        logprobs: null,
+      },
+    ],
+    usage: canonicalUsageToOpenAI(response.usage),
+  }
+}

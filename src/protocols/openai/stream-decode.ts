@@ -1,0 +1,239 @@
+import type { StreamDecoder } from '../../canonical/stream-codec'
+import type { FinishReason, StreamEvent, Usage } from '../../canonical/types'
+import { emptyUsage, mergeUsage } from '../../canonical/usage'
+import { GatewayError } from '../../errors'
+import { isJsonObject, parseJson } from '../../internal/json'
+import type { SseMessage } from '../../sse/sse-message'
+import { openAIUsageToCanonical } from './canonical-usage'
+import { openAIFinishToCanonical } from './finish-reason'
+import { createToolCallTracker } from './tool-call-tracker'
+
+/** Options of the OpenAI stream decoder. */
+export type OpenAIStreamDecoderOptions = {
+  /** Makes ids for tool calls the upstream sent without one. */
+  generateId: () => string
+}
+
+/** The block in progress; tool calls keep their own state in the tracker. */
+type OpenBlock =
+  { kind: 'text'; index: number } | { kind: 'reasoning'; index: number } | { kind: 'tool-calls' }
+
+/**
+ * OpenAI or OpenAI-compatible (vLLM, DeepSeek, Ollama, OpenRouter) chat-completions SSE →
+ * canonical stream events.
+ *
+ * The wire has no block events, so they are synthesised: `delta.content` opens a text block,
+ * `delta.reasoning_content` or `delta.reasoning` a reasoning block (checklist RSN-05), tool-call
+ * deltas tool-call blocks, and a block of another kind closes the open one first. Within one
+ * delta the order is reasoning, text, tool calls (STR-IN-O-04). Empty strings open nothing.
+ *
+ * The finish chunk closes the open block, but the `finish` event waits for `[DONE]` or the end of
+ * the body, because the usage chunk comes after the finish chunk (STR-IN-O-06, WIRE-ALL-03).
+ * Ends without a finish reason (pinned, STR-OA-06/07): after `[DONE]` the stream finishes as
+ * `stop` (or `tool-calls`); at the end of the body without `[DONE]` it is an `error` event, since
+ * the answer may be cut short. A data payload with an `error` key (or an `event: error` frame)
+ * becomes an `error` event, and nothing follows an `error` or a `finish`. Only choice 0 is read.
+ *
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
+ * @see https://api-docs.deepseek.com/guides/reasoning_model
+ * @example
+ * const decoder = createOpenAIStreamDecoder({ generateId: () => crypto.randomUUID() })
+ * for (const message of messages) relay(decoder.push(message))
+ * relay(decoder.end())
+ */
+export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): StreamDecoder {
+  let started = false
+  let ended = false
+  let nextBlockIndex = 0
+  let open: OpenBlock | undefined
+  /** The upstream's `finish_reason`; the last one wins. */
+  let rawFinish: string | undefined
+  let usage: Usage | undefined
+  let refusal = ''
+  const tools = createToolCallTracker({
+    generateId: options.generateId,
+    nextBlockIndex: () => nextBlockIndex++,
+  })
+
+  const closeOpen = (events: StreamEvent[]) => {
+    if (open === undefined) return
+    const block = open
+    open = undefined
+    switch (block.kind) {
+      case 'text':
+        events.push({ type: 'text-end', index: block.index })
+        return
+      case 'reasoning':
+        events.push({ type: 'reasoning-end', index: block.index })
+        return
+      case 'tool-calls':
+        events.push(...tools.close())
+        return
+      default: {
+        const unknown: never = block
+        throw new Error(`Unknown block ${String(unknown)}`)
+      }
+    }
+  }
+
+  const textDelta = (delta: string, events: StreamEvent[]) => {
+    if (open?.kind !== 'text') {
+      closeOpen(events)
+      open = { kind: 'text', index: nextBlockIndex++ }
+      events.push({ type: 'text-start', index: open.index })
+    }
+    events.push({ type: 'text-delta', index: open.index, delta })
+  }
+
+  const reasoningDelta = (delta: string, events: StreamEvent[]) => {
+    if (open?.kind !== 'reasoning') {
+      closeOpen(events)
+      open = { kind: 'reasoning', index: nextBlockIndex++ }
+      events.push({ type: 'reasoning-start', index: open.index })
+    }
+    events.push({ type: 'reasoning-delta', index: open.index, delta })
+  }
+
+  const readChoice = (choice: Record<string, unknown>, events: StreamEvent[]) => {
+    const delta = isJsonObject(choice['delta']) ? choice['delta'] : {}
+    // Servers that send both fields send the same text twice: take one.
+    const reasoning = firstText(delta['reasoning_content'], delta['reasoning'])
+    if (reasoning !== undefined) reasoningDelta(reasoning, events)
+    const content = firstText(delta['content'])
+    if (content !== undefined) textDelta(content, events)
+    if (Array.isArray(delta['tool_calls'])) {
+      for (const entry of delta['tool_calls']) {
+        if (open?.kind !== 'tool-calls') {
+          closeOpen(events)
+          open = { kind: 'tool-calls' }
+        }
+        events.push(...tools.push(entry))
+      }
+    }
+    const message = isJsonObject(choice['message']) ? choice['message'] : {}
+    refusal += firstText(delta['refusal']) ?? firstText(message['refusal']) ?? ''
+    const finish = firstText(choice['finish_reason'])
+    if (finish !== undefined) {
+      rawFinish = finish
+      closeOpen(events)
+    }
+  }
+
+  const finishEvent = (): StreamEvent => ({
+    type: 'finish',
+    finishReason: finishReason(rawFinish, tools.sawToolCall),
+    usage: usage ?? emptyUsage(),
+    ...(refusal === '' ? {} : { refusal }),
+  })
+
+  const fail = (error: GatewayError): StreamEvent[] => {
+    ended = true
+    return [{ type: 'error', error }]
+  }
+
+  return {
+    push(message: SseMessage) {
+      if (ended || message.type === 'comment') return []
+      // Some servers send empty data lines as keep-alives.
+      if (message.data.trim() === '') return []
+      if (message.data.startsWith('[DONE]')) {
+        ended = true
+        if (!started) return [{ type: 'error', error: endedEarly() }]
+        const events: StreamEvent[] = []
+        closeOpen(events)
+        events.push(finishEvent())
+        return events
+      }
+      const parsed = parseJson(message.data)
+      if (message.event === 'error')
+        return fail(midStreamError(parsed.ok ? parsed.value : undefined))
+      if (!parsed.ok) {
+        return fail(
+          new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.', {
+            cause: parsed.error,
+          }),
+        )
+      }
+      const chunk = parsed.value
+      if (isJsonObject(chunk) && chunk['error'] != null) {
+        return fail(midStreamError(chunk))
+      }
+      if (!isJsonObject(chunk)) {
+        return fail(
+          new GatewayError('upstream_error', 'The upstream sent a malformed stream chunk.'),
+        )
+      }
+
+      const events: StreamEvent[] = []
+      if (!started) {
+        started = true
+        events.push({
+          type: 'message-start',
+          id: firstText(chunk['id']) ?? options.generateId(),
+          model: typeof chunk['model'] === 'string' ? chunk['model'] : '',
+        })
+      }
+      const choice = firstChoice(chunk['choices'])
+      if (choice !== undefined) readChoice(choice, events)
+      // The usage-only chunk has `choices: []`, `null` or none at all (USE-05).
+      if (isJsonObject(chunk['usage'])) {
+        usage = mergeUsage(usage ?? emptyUsage(), openAIUsageToCanonical(chunk['usage']))
+        events.push({ type: 'usage', usage })
+      }
+      return events
+    },
+
+    end() {
+      if (ended) return []
+      ended = true
+      if (rawFinish === undefined) return [{ type: 'error', error: endedEarly() }]
+      const events: StreamEvent[] = []
+      closeOpen(events)
+      events.push(finishEvent())
+      return events
+    },
+  }
+}
+
+/**
+ * The canonical finish reason. `stop` after streamed tool calls becomes `tool-calls`, with `raw`
+ * corrected too so that no encoder restores the wrong value (Gemini's OpenAI-compatible layer
+ * does this, checklist STR-IN-O-05).
+ */
+function finishReason(raw: string | undefined, sawToolCall: boolean): FinishReason {
+  const reason: FinishReason =
+    raw === undefined ? { unified: 'stop' } : openAIFinishToCanonical(raw)
+  if (reason.unified !== 'stop' || !sawToolCall) return reason
+  return raw === undefined ? { unified: 'tool-calls' } : openAIFinishToCanonical('tool_calls')
+}
+
+/** Choice 0 (or a choice without an index); the gateway asks for one choice only. */
+function firstChoice(choices: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(choices)) return undefined
+  return choices.find(
+    (choice): choice is Record<string, unknown> =>
+      isJsonObject(choice) && (choice['index'] === 0 || choice['index'] === undefined),
+  )
+}
+
+function firstText(...values: unknown[]): string | undefined {
+  return values.find((value): value is string => typeof value === 'string' && value !== '')
+}
+
+function endedEarly(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream stream ended without a finish reason.')
+}
+
+/**
+ * An upstream error sent inside the stream. The body is kept, tagged as OpenAI's, so that an
+ * OpenAI client gets it as the upstream wrote it (checklist ERR-02) and other clients do not.
+ */
+function midStreamError(body: unknown): GatewayError {
+  const detail = isJsonObject(body) ? body['error'] : undefined
+  const message =
+    (isJsonObject(detail) ? firstText(detail['message']) : firstText(detail)) ??
+    'The upstream reported an error mid-stream.'
+  return new GatewayError('upstream_error', message, {
+    upstream: { status: 500, protocol: 'openai', body },
+  })
+}

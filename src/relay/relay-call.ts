@@ -1,0 +1,94 @@
+import type { KeyRecord } from '../auth/key-store'
+import { GatewayError } from '../errors'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { readTextWithLimit } from '../http/read-body'
+import type { Route } from '../routing/resolve-route'
+import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { openExchange } from '../upstream/exchange'
+import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
+import { readUpstreamError } from '../upstream/read-upstream-error'
+import { admit } from '../usage/admit'
+import { startMeteredRequest } from '../usage/metered-request'
+import type { TokenUsage } from '../usage/usage-meter'
+import { relaySse } from './relay-sse'
+import type { SseTranslator } from './sse-translator'
+
+/** One upstream call, planned by a handler: what to send, and how to turn the answer around. */
+export type CallPlan = {
+  route: Route
+  provider: UpstreamProvider
+  /** The call name the client sent. */
+  model: string
+  stream: boolean
+  estimatedTokens: number
+  operation: UpstreamOperation
+  body: string
+  headers: Headers
+  /** A 2xx JSON answer → the client's body and the usage it reports. */
+  answerJson(text: string): { body: string; usage: TokenUsage | undefined }
+  /** The translator of a streamed answer. */
+  translator(): SseTranslator
+}
+
+/**
+ * Admits, meters and makes one upstream call, and relays its answer: JSON, or SSE through the
+ * plan's translator. Every path settles the usage exactly once (ok, error or aborted).
+ */
+export async function relayCall(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  key: KeyRecord,
+  plan: CallPlan,
+): Promise<Response> {
+  const reservation = await admit(runtime, scope, key, { estimatedTokens: plan.estimatedTokens })
+  const metered = startMeteredRequest(runtime, scope, reservation, {
+    groupId: plan.route.group.id,
+    providerId: plan.provider.id,
+    model: plan.model,
+    upstreamModel: plan.route.model.upstreamModel,
+    stream: plan.stream,
+  })
+  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
+  try {
+    const upstream = await plan.provider.send({
+      operation: plan.operation,
+      model: plan.route.model.upstreamModel,
+      body: plan.body,
+      headers: plan.headers,
+      stream: plan.stream,
+      signal: exchange.signal,
+    })
+    if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider.protocol)
+    const isEventStream =
+      upstream.headers.get('content-type')?.includes('text/event-stream') === true
+    if (plan.stream && isEventStream) {
+      scope.eventDeferred = true
+      return await relaySse(upstream, {
+        exchange,
+        metered,
+        translator: plan.translator(),
+        idleTimeoutMs: runtime.streamIdleTimeoutMs,
+        maxEventBytes: runtime.maxResponseBytes,
+        onEnd: (outcome) => scope.complete(200, outcome),
+      })
+    }
+    const text = await readTextWithLimit(upstream.body, runtime.maxResponseBytes)
+    exchange.dispose()
+    const answer = plan.answerJson(text)
+    metered.finish('ok', upstream.status, answer.usage)
+    return new Response(answer.body, {
+      status: upstream.status,
+      headers: { 'content-type': 'application/json' },
+    })
+  } catch (error) {
+    scope.eventDeferred = false
+    const failure = classifyUpstreamFailure(error, exchange)
+    exchange.dispose()
+    metered.finish(
+      failure.name === 'ClientGoneError' ? 'aborted' : 'error',
+      GatewayError.isInstance(failure) ? failure.status : 499,
+      undefined,
+    )
+    throw failure
+  }
+}

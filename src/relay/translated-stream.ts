@@ -1,0 +1,55 @@
+import type { StreamDecoder, StreamEncoder } from '../canonical/stream-codec'
+import type { StreamEvent, Usage } from '../canonical/types'
+import { emptyUsage, mergeUsage, toTokenUsage } from '../canonical/usage'
+import type { GatewayError } from '../errors'
+import type { SseMessage } from '../sse/sse-message'
+import type { UsageOutcome } from '../usage/usage-meter'
+import type { SseTranslator, TranslatedFrames } from './sse-translator'
+
+/**
+ * A translator for cross-protocol streams: upstream SSE → canonical events (the upstream's
+ * decoder) → the client's SSE (the client's encoder). Usage is read from the canonical `usage`
+ * and `finish` events, so it is exactly what the upstream reported.
+ */
+export function translatedStream(
+  decoder: StreamDecoder,
+  encoder: StreamEncoder,
+  failureFrame: (error: GatewayError) => string,
+): SseTranslator {
+  let usage: Usage = emptyUsage()
+  let finished: UsageOutcome | undefined
+
+  const run = (events: StreamEvent[], atEnd: boolean): TranslatedFrames => {
+    const frames: string[] = []
+    let error: GatewayError | undefined
+    for (const event of events) {
+      if (finished !== undefined) break
+      if (event.type === 'usage') usage = mergeUsage(usage, event.usage)
+      if (event.type === 'message-start' && event.usage !== undefined)
+        usage = mergeUsage(usage, event.usage)
+      if (event.type === 'finish') usage = mergeUsage(usage, event.usage)
+      frames.push(...encoder.push(event))
+      if (event.type === 'finish') finished = 'ok'
+      if (event.type === 'error') {
+        finished = 'error'
+        error = event.error
+      }
+    }
+    if (finished !== undefined || atEnd) frames.push(...encoder.end())
+    const result: TranslatedFrames = { frames }
+    if (finished !== undefined) result.final = finished
+    else if (atEnd) result.final = 'ok'
+    // Before the client has received anything, the relay answers this error as JSON instead.
+    if (error !== undefined) result.error = error
+    return result
+  }
+
+  return {
+    push: (message: SseMessage) =>
+      finished === undefined ? run(decoder.push(message), false) : { frames: [] },
+    end: () =>
+      finished === undefined ? run(decoder.end(), true) : { frames: [], final: finished },
+    failure: failureFrame,
+    usage: () => toTokenUsage(usage),
+  }
+}

@@ -1,0 +1,718 @@
+import { readFileSync } from 'node:fs'
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import {
+  anthropicApiKey,
+  anthropicBaseUrl,
+  anthropicHandlers,
+  anthropicMessage,
+  anthropicTextFrames,
+} from '../helpers/anthropic-upstream'
+import { buildGateway, fetchThrough, gatewayUrl, keys, openAIClient } from '../helpers/gateway'
+import {
+  chatCompletion,
+  chatStreamFrames,
+  createMockUpstream,
+  upstreamApiKey,
+  upstreamBaseUrl,
+  type UpstreamBehaviour,
+  type UpstreamCallRecord,
+} from '../helpers/upstream'
+
+const openai = createMockUpstream()
+const anthropicCalls: UpstreamCallRecord[] = []
+let anthropicBehaviour: UpstreamBehaviour = {
+  kind: 'json',
+  body: anthropicMessage([{ type: 'text', text: 'Hi from Claude' }]),
+}
+openai.server.use(
+  ...anthropicHandlers({ calls: anthropicCalls, behaviour: () => anthropicBehaviour }),
+)
+beforeAll(() => openai.server.listen({ onUnhandledRequest: 'error' }))
+afterAll(() => openai.server.close())
+afterEach(() => {
+  anthropicBehaviour = {
+    kind: 'json',
+    body: anthropicMessage([{ type: 'text', text: 'Hi from Claude' }]),
+  }
+})
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')
+const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((frame) => frame.trim() !== '')
+const lastAnthropicBody = () => JSON.parse(anthropicCalls.at(-1)!.body) as Record<string, any>
+
+function gateway() {
+  return buildGateway({
+    groups: [
+      {
+        id: 'claude',
+        protocol: 'anthropic',
+        models: ['claude-sonnet', { name: 'sonnet', upstreamModel: 'claude-sonnet-4-5' }],
+        upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
+      },
+      {
+        id: 'gpt',
+        protocol: 'openai',
+        models: ['gpt-4o-mini', 'deepseek-chat'],
+        upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
+      },
+    ],
+    keys: [{ key: keys.main }, { key: keys.limited, quota: { tokens: 30 } }],
+  })
+}
+
+function anthropicClient(
+  handler: ReturnType<typeof gateway>['gateway'],
+  apiKey: string = keys.main,
+) {
+  return new Anthropic({ apiKey, baseURL: gatewayUrl, fetch: fetchThrough(handler), maxRetries: 0 })
+}
+
+describe('messages client × anthropic group (passthrough)', () => {
+  it('relays messages.create byte for byte but for the model, with the group key and the client version headers', async () => {
+    const { gateway: handler, meter } = gateway()
+    const message = await anthropicClient(handler).messages.create(
+      { model: 'sonnet', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] },
+      { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } },
+    )
+    expect(message.content).toEqual([{ type: 'text', text: 'Hi from Claude' }])
+    const call = anthropicCalls.at(-1)!
+    expect(call.url).toBe(`${anthropicBaseUrl}/v1/messages`)
+    expect(call.headers.get('x-api-key')).toBe(anthropicApiKey)
+    expect(call.headers.get('authorization')).toBeNull()
+    expect(call.headers.get('anthropic-version')).toBeTruthy()
+    expect(call.headers.get('anthropic-beta')).toBe('prompt-caching-2024-07-31')
+    expect(lastAnthropicBody()['model']).toBe('claude-sonnet-4-5')
+    expect(meter.records().at(-1)?.usage).toEqual({
+      inputTokens: 35,
+      outputTokens: 12,
+      cachedInputTokens: 10,
+      totalTokens: 47,
+    })
+  })
+
+  it('streams with messages.stream() and finalMessage(), metering cumulative usage', async () => {
+    const { gateway: handler, meter } = gateway()
+    anthropicBehaviour = { kind: 'sse', frames: anthropicTextFrames(['Hel', 'lo']) }
+    const stream = anthropicClient(handler).messages.stream({
+      model: 'claude-sonnet',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    const final = await stream.finalMessage()
+    expect(final.content).toEqual(
+      [{ type: 'text', text: 'Hello', citations: null }].map(({ citations, ...rest }) =>
+        citations === null ? rest : rest,
+      ),
+    )
+    expect(meter.records().at(-1)).toMatchObject({
+      outcome: 'ok',
+      usage: { inputTokens: 42, outputTokens: 2, cachedInputTokens: 7 },
+    })
+  })
+
+  it('answers count_tokens from the upstream, with or without ?beta=true', async () => {
+    const { gateway: handler } = gateway()
+    const client = anthropicClient(handler)
+    expect(
+      await client.messages.countTokens({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    ).toEqual({ input_tokens: 42 })
+    expect(
+      await client.beta.messages.countTokens({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    ).toEqual({ input_tokens: 42 })
+    expect(anthropicCalls.at(-1)?.url).toBe(`${anthropicBaseUrl}/v1/messages/count_tokens`)
+  })
+
+  it('keeps an upstream 529 as 529 overloaded_error', async () => {
+    const { gateway: handler } = gateway()
+    anthropicBehaviour = {
+      kind: 'error',
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    }
+    const error = await anthropicClient(handler)
+      .messages.create({
+        model: 'claude-sonnet',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+      })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError)
+    expect(error).toMatchObject({
+      status: 529,
+      error: { type: 'error', error: { type: 'overloaded_error' } },
+    })
+  })
+
+  it('throws after the partial text when the upstream stream fails', async () => {
+    const { gateway: handler, meter } = gateway()
+    anthropicBehaviour = {
+      kind: 'sse',
+      frames: anthropicTextFrames(['partial ', 'text'], { failAfterText: true }),
+    }
+    const stream = anthropicClient(handler).messages.stream({
+      model: 'claude-sonnet',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    let text = ''
+    stream.on('text', (delta) => void (text += delta))
+    await expect(stream.finalMessage()).rejects.toMatchObject({
+      error: { error: { type: 'overloaded_error' } },
+    })
+    expect(text).toBe('partial text')
+    expect(meter.records().at(-1)?.outcome).toBe('error')
+  })
+})
+
+describe('messages client errors', () => {
+  it('answers a bad key with 401 authentication_error', async () => {
+    const { gateway: handler } = gateway()
+    const error = await anthropicClient(handler, 'sk-nope-0123456789abcdefghij')
+      .messages.create({
+        model: 'claude-sonnet',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.AuthenticationError)
+    expect(error).toMatchObject({
+      status: 401,
+      error: { type: 'error', error: { type: 'authentication_error' } },
+    })
+  })
+
+  it('answers a missing max_tokens with 400 invalid_request_error', async () => {
+    const { gateway: handler } = gateway()
+    const error = await anthropicClient(handler)
+      .messages.create({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'x' }],
+      } as never)
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
+    expect(error).toMatchObject({
+      error: {
+        error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
+      },
+    })
+  })
+
+  it('answers count_tokens on an openai group with 404 not_found_error, without calling any upstream', async () => {
+    const { gateway: handler, events } = gateway()
+    const callsBefore = openai.calls.length + anthropicCalls.length
+    const error = await anthropicClient(handler)
+      .messages.countTokens({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
+    expect(error).toMatchObject({ error: { type: 'error', error: { type: 'not_found_error' } } })
+    expect(openai.calls.length + anthropicCalls.length).toBe(callsBefore)
+    expect(events.at(-1)).toMatchObject({ route: 'count_tokens', status: 404 })
+    expect(events.at(-1)?.provider).toBeUndefined()
+  })
+
+  it('answers an exhausted quota with 429 rate_limit_error', async () => {
+    const { gateway: handler } = gateway()
+    const client = anthropicClient(handler, keys.limited)
+    await client.messages.create({
+      model: 'claude-sonnet',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'x' }],
+    })
+    const error = await client.messages
+      .create({ model: 'claude-sonnet', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
+  })
+})
+
+describe('messages client × openai group (translation)', () => {
+  it('translates a Claude Code-shaped request and answers in Anthropic shape', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({
+      kind: 'json',
+      body: chatCompletion('Translated!', {
+        prompt_tokens: 50,
+        completion_tokens: 5,
+        total_tokens: 55,
+      }),
+    })
+    const response = await handler(
+      new Request(`${gatewayUrl}/v1/messages?beta=true`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${keys.main}`,
+          'anthropic-version': '2026-10-21',
+          'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+        },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          max_tokens: 32000,
+          system: [
+            { type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'Be concise.' },
+          ],
+          tools: [
+            {
+              name: 'Bash',
+              description: 'Run a command',
+              input_schema: {
+                type: 'object',
+                properties: { command: { type: 'string' } },
+                required: ['command'],
+              },
+            },
+          ],
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'text', text: 'List files', cache_control: { type: 'ephemeral' } }],
+            },
+          ],
+          metadata: { user_id: 'user_abc' },
+        }),
+      }),
+    )
+    const body = (await response.json()) as Record<string, any>
+    expect(response.status).toBe(200)
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'gpt-4o-mini',
+      content: [{ type: 'text', text: 'Translated!' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: {
+        input_tokens: 50,
+        output_tokens: 5,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+      },
+    })
+    expect(body['id']).toMatch(/^msg_/)
+    const sent = openai.lastBody() as Record<string, any>
+    expect(sent['messages']).toEqual([
+      { role: 'system', content: 'You are Claude Code.Be concise.' },
+      { role: 'user', content: 'List files' },
+    ])
+    expect(sent['max_tokens']).toBe(32000)
+    expect(sent['user']).toBe('user_abc')
+    expect(sent['tools']).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'Bash',
+          description: 'Run a command',
+          parameters: {
+            type: 'object',
+            properties: { command: { type: 'string' } },
+            required: ['command'],
+          },
+        },
+      },
+    ])
+    expect(openai.lastCall().headers.get('anthropic-beta')).toBeNull()
+    expect(openai.lastCall().headers.get('authorization')).toBe(`Bearer ${upstreamApiKey}`)
+  })
+
+  it('streams translated text to messages.stream() with exact usage', async () => {
+    const { gateway: handler, meter } = gateway()
+    openai.answer({
+      kind: 'sse',
+      frames: chatStreamFrames(['Hello', ' there'], { includeUsage: true }),
+    })
+    const stream = anthropicClient(handler).messages.stream({
+      model: 'gpt-4o-mini',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    const final = await stream.finalMessage()
+    expect(final.content.map((block) => (block.type === 'text' ? block.text : ''))).toEqual([
+      'Hello there',
+    ])
+    expect(final.stop_reason).toBe('end_turn')
+    expect(final.usage).toMatchObject({ input_tokens: 21, output_tokens: 2 })
+    expect(meter.records().at(-1)).toMatchObject({
+      outcome: 'ok',
+      usage: { inputTokens: 21, outputTokens: 2, totalTokens: 23 },
+    })
+  })
+
+  it('yields raw stream events in Anthropic order with stream: true', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({ kind: 'sse', frames: chatStreamFrames(['a', 'b'], { includeUsage: true }) })
+    const stream = await anthropicClient(handler).messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    const types: string[] = []
+    for await (const event of stream) types.push(event.type)
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ])
+  })
+
+  it('streams tool calls with their arguments through input_json_delta', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({ kind: 'sse', frames: framesOf(fixture('openai/tool-calls.sse')) })
+    const final = await anthropicClient(handler)
+      .messages.stream({
+        model: 'gpt-4o-mini',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
+      })
+      .finalMessage()
+    const tools = final.content.filter((block) => block.type === 'tool_use')
+    expect(tools.length).toBeGreaterThanOrEqual(1)
+    expect(
+      tools.every(
+        (block) =>
+          block.type === 'tool_use' && typeof block.input === 'object' && block.input !== null,
+      ),
+    ).toBe(true)
+    expect(final.stop_reason).toBe('tool_use')
+  })
+
+  it('sends a tool result round trip as OpenAI tool_calls and tool messages', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({ kind: 'json', body: chatCompletion('It is sunny.') })
+    await anthropicClient(handler).messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      tools: [
+        {
+          name: 'get_weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_01',
+              content: [
+                { type: 'text', text: 'sunny, ' },
+                { type: 'text', text: '24C' },
+              ],
+            },
+            { type: 'text', text: 'Thanks' },
+          ],
+        },
+      ],
+    })
+    expect((openai.lastBody() as Record<string, any>)['messages']).toEqual([
+      { role: 'user', content: 'Weather in Paris?' },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [
+          {
+            id: 'toolu_01',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'toolu_01', content: 'sunny, 24C' },
+      { role: 'user', content: 'Thanks' },
+    ])
+  })
+
+  it('turns DeepSeek reasoning_content into a thinking block', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({ kind: 'sse', frames: framesOf(fixture('openai/deepseek-reasoning.sse')) })
+    const final = await anthropicClient(handler)
+      .messages.stream({
+        model: 'deepseek-chat',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Think' }],
+      })
+      .finalMessage()
+    expect(final.content[0]).toMatchObject({ type: 'thinking', signature: 'gw1.unsigned' })
+    expect(
+      final.content[0]?.type === 'thinking' && final.content[0].thinking.length,
+    ).toBeGreaterThan(0)
+    expect(final.content.some((block) => block.type === 'text')).toBe(true)
+  })
+
+  it('TOOL-H-10: drops gateway-tagged thinking before it reaches Anthropic, and keeps Anthropic-signed thinking byte for byte', async () => {
+    const { gateway: handler } = gateway()
+    await anthropicClient(handler).messages.create({
+      model: 'claude-sonnet',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'from deepseek', signature: 'gw1.unsigned' },
+            { type: 'text', text: 'Hello' },
+          ],
+        },
+        { role: 'user', content: 'Again' },
+      ],
+    })
+    // Even on passthrough, the tagged block never reaches Anthropic; the rest of the turn does.
+    expect(anthropicCalls.at(-1)!.body).not.toContain('gw1.unsigned')
+    expect(lastAnthropicBody()['messages'][1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello' }],
+    })
+    const { decodeAnthropicRequest } = await import('../../src/protocols/anthropic/request-decode')
+    const { encodeAnthropicRequest } = await import('../../src/protocols/anthropic/request-encode')
+    const request = decodeAnthropicRequest({
+      model: 'm',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'foreign', signature: 'gw1.unsigned' },
+            { type: 'thinking', thinking: 'real', signature: 'EqQBCkYIBRgC' },
+            { type: 'text', text: 'Hello' },
+          ],
+        },
+      ],
+    })
+    const encoded = encodeAnthropicRequest(request, { defaultMaxTokens: 1024 }) as {
+      messages: Array<{ content: unknown[] }>
+    }
+    expect(encoded.messages[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'real', signature: 'EqQBCkYIBRgC' },
+      { type: 'text', text: 'Hello' },
+    ])
+  })
+
+  it('throws after the partial text when the translated upstream stream fails', async () => {
+    const { gateway: handler, meter } = gateway()
+    openai.answer({
+      kind: 'sse',
+      frames: chatStreamFrames(['one ', 'two ', 'three']),
+      failAfter: 3,
+    })
+    const stream = anthropicClient(handler).messages.stream({
+      model: 'gpt-4o-mini',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    let text = ''
+    stream.on('text', (delta) => void (text += delta))
+    await expect(stream.finalMessage()).rejects.toThrow()
+    expect(text).toBe('one two ')
+    expect(meter.records().at(-1)?.outcome).toBe('error')
+  })
+
+  it('answers an upstream 429 in Anthropic shape', async () => {
+    const { gateway: handler } = gateway()
+    openai.answer({
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '3' },
+      body: {
+        error: { message: 'Slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+      },
+    })
+    const error = await anthropicClient(handler)
+      .messages.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
+    expect(error).toMatchObject({
+      error: { error: { type: 'rate_limit_error', message: 'Slow down' } },
+    })
+  })
+})
+
+describe('chat-completions client × anthropic group (translation)', () => {
+  it('translates text both ways and echoes the call name', async () => {
+    const { gateway: handler, meter } = gateway()
+    anthropicBehaviour = {
+      kind: 'json',
+      body: anthropicMessage([{ type: 'text', text: 'Bonjour' }]),
+    }
+    const completion = await openAIClient(handler).chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ],
+      temperature: 1.6,
+    })
+    expect(completion.choices[0]).toMatchObject({
+      message: { role: 'assistant', content: 'Bonjour' },
+      finish_reason: 'stop',
+    })
+    expect(completion.model).toBe('claude-sonnet')
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 35,
+      completion_tokens: 12,
+      total_tokens: 47,
+      prompt_tokens_details: { cached_tokens: 10 },
+    })
+    const sent = lastAnthropicBody()
+    expect(sent).toMatchObject({
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+      max_tokens: 4096,
+      temperature: 1,
+    })
+    expect(meter.records().at(-1)?.usage?.totalTokens).toBe(47)
+  })
+
+  it('streams to the openai SDK with the usage chunk it asked for', async () => {
+    const { gateway: handler } = gateway()
+    anthropicBehaviour = { kind: 'sse', frames: framesOf(fixture('anthropic/text.sse')) }
+    const stream = openAIClient(handler).chat.completions.stream({
+      model: 'claude-sonnet',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream_options: { include_usage: true },
+    })
+    const final = await stream.finalChatCompletion()
+    expect(final.choices[0]?.message.content?.length).toBeGreaterThan(0)
+    expect(final.choices[0]?.finish_reason).toBe('stop')
+    expect(final.usage?.total_tokens).toBe(
+      (final.usage?.prompt_tokens ?? 0) + (final.usage?.completion_tokens ?? 0),
+    )
+  })
+
+  it('streams tool calls with index, id, name and argument fragments', async () => {
+    const { gateway: handler } = gateway()
+    anthropicBehaviour = { kind: 'sse', frames: framesOf(fixture('anthropic/tool-use.sse')) }
+    const final = await openAIClient(handler)
+      .chat.completions.stream({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'get_weather', parameters: { type: 'object', properties: {} } },
+          },
+        ],
+      })
+      .finalChatCompletion()
+    const call = final.choices[0]?.message.tool_calls?.[0]
+    expect(call?.type).toBe('function')
+    expect(JSON.parse(call?.type === 'function' ? call.function.arguments : 'null')).toBeTypeOf(
+      'object',
+    )
+    expect(final.choices[0]?.finish_reason).toBe('tool_calls')
+  })
+
+  it('sends a tool result round trip as tool_use and tool_result blocks', async () => {
+    const { gateway: handler } = gateway()
+    await openAIClient(handler).chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } },
+            {
+              id: 'functions.get_time:0',
+              type: 'function',
+              function: { name: 'get_time', arguments: '{"tz":"UTC"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+        { role: 'tool', tool_call_id: 'functions.get_time:0', content: 'noon' },
+        { role: 'user', content: 'thanks' },
+      ],
+    })
+    expect(lastAnthropicBody()['messages']).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} },
+          { type: 'tool_use', id: 'functions_get_time_0', name: 'get_time', input: { tz: 'UTC' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'call_1',
+            content: [{ type: 'text', text: 'sunny' }],
+          },
+          {
+            type: 'tool_result',
+            tool_use_id: 'functions_get_time_0',
+            content: [{ type: 'text', text: 'noon' }],
+          },
+          { type: 'text', text: 'thanks' },
+        ],
+      },
+    ])
+  })
+
+  it('answers an upstream 529 as 503 to the openai SDK', async () => {
+    const { gateway: handler } = gateway()
+    anthropicBehaviour = {
+      kind: 'error',
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    }
+    const error = await openAIClient(handler)
+      .chat.completions.create({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'x' }],
+      })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError)
+    expect(error).toMatchObject({ status: 503, message: expect.stringContaining('Overloaded') })
+  })
+
+  it('throws after the partial text when the Anthropic stream reports an error', async () => {
+    const { gateway: handler, meter } = gateway()
+    anthropicBehaviour = {
+      kind: 'sse',
+      frames: anthropicTextFrames(['partial ', 'answer'], { failAfterText: true }),
+    }
+    const stream = await openAIClient(handler).chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    })
+    let text = ''
+    await expect(async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ''
+    }).rejects.toThrow(/Overloaded/)
+    expect(text).toBe('partial answer')
+    expect(meter.records().at(-1)?.outcome).toBe('error')
+  })
+})
