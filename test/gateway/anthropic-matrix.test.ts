@@ -716,3 +716,82 @@ describe('chat-completions client × anthropic group (translation)', () => {
     expect(meter.records().at(-1)?.outcome).toBe('error')
   })
 })
+
+describe('usage on translated paths', () => {
+  it('records the usage seen so far when a messages client abandons a translated stream', async () => {
+    const { gateway: handler, meter } = gateway()
+    const { controlledStream } = await import('../helpers/upstream')
+    const stream = controlledStream()
+    openai.answer({ kind: 'controlled', stream })
+    const frames = chatStreamFrames(['one ', 'two'])
+    stream.push(frames[0]!)
+    stream.push(
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'partial' }, finish_reason: null }], usage: { prompt_tokens: 40, completion_tokens: 3, total_tokens: 43 } })}\n\n`,
+    )
+    const response = await handler(
+      new Request(`${gatewayUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys.main, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          max_tokens: 50,
+          stream: true,
+          messages: [{ role: 'user', content: 'Hi' }],
+        }),
+      }),
+    )
+    const reader = response.body!.getReader()
+    let seen = ''
+    while (!seen.includes('partial')) seen += new TextDecoder().decode((await reader.read()).value)
+    await reader.cancel()
+    expect(openai.lastCall().signal.aborted).toBe(true)
+    expect(meter.records().at(-1)).toMatchObject({
+      outcome: 'aborted',
+      usage: { inputTokens: 40, outputTokens: 3, totalTokens: 43 },
+    })
+  })
+})
+
+describe('the mock upstream in an anthropic group', () => {
+  it('answers the Anthropic SDK: create, stream and count_tokens', async () => {
+    const { gateway: handler } = buildGateway({
+      groups: [
+        {
+          id: 'demo',
+          protocol: 'anthropic',
+          models: ['demo-claude'],
+          upstreams: [{ provider: 'mock' }],
+        },
+      ],
+      keys: [{ key: keys.main }],
+    })
+    const client = anthropicClient(handler)
+    const message = await client.messages.create({
+      model: 'demo-claude',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'ping' }],
+    })
+    expect(message.content).toEqual([{ type: 'text', text: 'You said: ping' }])
+    const final = await client.messages
+      .stream({
+        model: 'demo-claude',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'a stream' }],
+      })
+      .finalMessage()
+    expect(final.content).toMatchObject([{ type: 'text', text: 'You said: a stream' }])
+    expect(
+      (
+        await client.messages.countTokens({
+          model: 'demo-claude',
+          messages: [{ role: 'user', content: 'count me' }],
+        })
+      ).input_tokens,
+    ).toBeGreaterThan(0)
+    const completion = await openAIClient(handler).chat.completions.create({
+      model: 'demo-claude',
+      messages: [{ role: 'user', content: 'from openai' }],
+    })
+    expect(completion.choices[0]?.message.content).toBe('You said: from openai')
+  })
+})
