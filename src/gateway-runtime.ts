@@ -29,6 +29,8 @@ export type RequestScope = {
   requestId: string
   startedAt: number
   key: KeyRecord | undefined
+  /** The model named in the path, on Gemini's routes (`/v1beta/models/{model}:…`). */
+  pathModel?: string | undefined
   /** Fields of the request's event, filled in as they become known. */
   event: Omit<RequestEvent, 'status' | 'outcome' | 'durationMs'>
   /** Set by a handler whose response is a stream: it calls `complete` when the stream ends. */

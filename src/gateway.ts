@@ -10,6 +10,10 @@ import type { GatewayRuntime, RequestScope } from './gateway-runtime'
 import { handleChatCompletions } from './handlers/chat-completions'
 import { handleCountTokens } from './handlers/count-tokens'
 import { handleMessages } from './handlers/messages'
+import { handleGeminiCountTokens } from './handlers/gemini-count-tokens'
+import { handleGeminiGenerate } from './handlers/gemini-generate'
+import { handleGeminiGetModel, handleGeminiListModels } from './handlers/gemini-models'
+import { renderGeminiError } from './protocols/gemini/errors'
 import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { matchRoute, type RouteName } from './http/match-route'
@@ -40,6 +44,11 @@ const handlers: Record<
   messages: handleMessages,
   count_tokens: handleCountTokens,
   models: handleListModels,
+  'gemini.models': handleGeminiListModels,
+  'gemini.model': handleGeminiGetModel,
+  'gemini.generate': (runtime, scope) => handleGeminiGenerate(runtime, scope, false),
+  'gemini.stream': (runtime, scope) => handleGeminiGenerate(runtime, scope, true),
+  'gemini.count_tokens': handleGeminiCountTokens,
   usage: handleKeyUsage,
 }
 
@@ -94,7 +103,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = new URL(request.url)
-    let answerAs: 'openai' | 'anthropic' = request.headers.has('anthropic-version')
+    let answerAs: 'openai' | 'anthropic' | 'gemini' = request.headers.has('anthropic-version')
       ? 'anthropic'
       : 'openai'
     let emitted = false
@@ -133,7 +142,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
           },
         )
       }
-      const secret = readCredential(request.headers)
+      if (match.kind === 'route') scope.pathModel = match.model
+      const secret = readCredential(request.headers, url)
       scope.event.key = maskKey(secret)
       scope.key = await authenticate(secret, await runtime.keyStore(), now)
       scope.event.keyId = scope.key.id
@@ -149,7 +159,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       }
       scope.event.error = { code: error.code, message: error.message }
       response =
-        answerAs === 'anthropic' ? renderAnthropicError(error, requestId) : renderOpenAIError(error)
+        answerAs === 'anthropic'
+          ? renderAnthropicError(error, requestId)
+          : answerAs === 'gemini'
+            ? renderGeminiError(error)
+            : renderOpenAIError(error)
       for (const [name, value] of Object.entries(error.headers ?? {})) {
         response.headers.set(name, value)
       }

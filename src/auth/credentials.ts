@@ -1,11 +1,12 @@
 /**
  * Reads the caller's API key from any of the three headers the official SDKs send:
  * `Authorization: Bearer` (OpenAI, and the current Anthropic SDK), `x-api-key` (Anthropic, Claude
- * Code) and `x-goog-api-key` (Google). Every route accepts every form (checklist AUTH-01).
+ * Code), `x-goog-api-key` (Google) and the `?key=` query parameter of Gemini REST calls. Every route
+ * accepts every form (checklist AUTH-01).
  *
  * @returns the key, or `undefined` when none of the headers carries one
  */
-export function readCredential(headers: Headers): string | undefined {
+export function readCredential(headers: Headers, url?: URL): string | undefined {
   const authorization = headers.get('authorization')
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
@@ -13,6 +14,9 @@ export function readCredential(headers: Headers): string | undefined {
   }
   const apiKey = headers.get('x-api-key') ?? headers.get('x-goog-api-key')
   if (apiKey !== null && apiKey.trim() !== '') return apiKey.trim()
+  // Gemini REST users send `?key=`; it is masked in every log like any other key.
+  const queryKey = url?.searchParams.get('key')
+  if (queryKey !== null && queryKey !== undefined && queryKey.trim() !== '') return queryKey.trim()
   return undefined
 }
 

@@ -70,8 +70,8 @@ const upstream = z
 
 const group = z.strictObject({
   id: groupId,
-  protocol: z.enum(['openai', 'anthropic'], {
-    error: 'expected "openai" or "anthropic" (Gemini groups arrive in a later release)',
+  protocol: z.enum(['openai', 'anthropic', 'gemini'], {
+    error: 'expected "openai", "anthropic" or "gemini"',
   }),
   models: z.array(modelEntry).min(1, 'a group serves at least one model'),
   upstreams: z.array(upstream).min(1, 'a group needs at least one upstream'),

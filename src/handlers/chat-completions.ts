@@ -4,27 +4,17 @@ import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
 import { parseJson } from '../internal/json'
 import { findTopLevelMembers } from '../internal/json-members'
-import { decodeAnthropicResponse } from '../protocols/anthropic/response'
-import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
-import { createAnthropicStreamDecoder } from '../protocols/anthropic/stream-decode'
-import { openAIStreamErrorFrame } from '../protocols/openai/errors'
 import { openAIPassthroughStream } from '../protocols/openai/passthrough-stream'
 import { decodeOpenAIRequest } from '../protocols/openai/request-decode'
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../protocols/openai/request-schema'
-import { encodeOpenAIResponse } from '../protocols/openai/response'
 import { rewriteOpenAIChatBody } from '../protocols/openai/rewrite-body'
-import { createOpenAIStreamEncoder } from '../protocols/openai/stream-encode'
 import { readOpenAIUsage } from '../protocols/openai/usage'
 import { relayCall, type CallPlan } from '../relay/relay-call'
-import { translatedStream } from '../relay/translated-stream'
+import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
-import { toTokenUsage } from '../canonical/usage'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { estimateTokens } from '../usage/estimate-tokens'
-
-/** `max_tokens` sent to Anthropic when an OpenAI client set none (Anthropic requires one). */
-export const defaultAnthropicMaxTokens = 4096
 
 /**
  * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
@@ -59,11 +49,9 @@ export async function handleChatCompletions(
   const plan: CallPlan =
     provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, text, body, common)
-      : translatedToAnthropicPlan(runtime, scope, body, common)
+      : translatedPlan(runtime, scope, openAIRequestForTranslation(body), 'openai', common)
   return relayCall(runtime, scope, key, plan)
 }
-
-type CommonPlan = Pick<CallPlan, 'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens'>
 
 function passthroughPlan(
   runtime: GatewayRuntime,
@@ -95,15 +83,11 @@ function passthroughPlan(
   }
 }
 
-function translatedToAnthropicPlan(
-  runtime: GatewayRuntime,
-  scope: RequestScope,
-  body: OpenAIChatRequest,
-  common: CommonPlan,
-): CallPlan {
+/** The canonical form of a chat request bound for another protocol. */
+function openAIRequestForTranslation(body: OpenAIChatRequest) {
   const n = (body as { n?: unknown }).n
   if (typeof n === 'number' && n > 1) {
-    // Anthropic has no `n`; fanning out would multiply cost behind the caller's back (GEN-06).
+    // The gateway answers one choice on translated paths; fanning out would multiply cost (GEN-06).
     throw new GatewayError(
       'invalid_request',
       'This model answers one choice at a time: `n` must be 1.',
@@ -112,33 +96,5 @@ function translatedToAnthropicPlan(
       },
     )
   }
-  const request = decodeOpenAIRequest(body)
-  request.model = common.route.model.upstreamModel
-  const id = `chatcmpl-${scope.requestId}`
-  const created = Math.floor(runtime.now() / 1000)
-  return {
-    ...common,
-    operation: 'messages',
-    body: JSON.stringify(
-      encodeAnthropicRequest(request, { defaultMaxTokens: defaultAnthropicMaxTokens }),
-    ),
-    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-    answerJson(answer) {
-      const parsed = parseJson(answer)
-      const response = decodeAnthropicResponse(parsed.ok ? parsed.value : undefined)
-      const encoded = encodeOpenAIResponse(response, { id, model: common.model, created })
-      return { body: JSON.stringify(encoded), usage: toTokenUsage(response.usage) }
-    },
-    translator: () =>
-      translatedStream(
-        createAnthropicStreamDecoder(),
-        createOpenAIStreamEncoder({
-          id,
-          model: common.model,
-          created,
-          includeUsage: request.streamUsage === true,
-        }),
-        openAIStreamErrorFrame,
-      ),
-  }
+  return decodeOpenAIRequest(body)
 }

@@ -4,24 +4,18 @@ import { readRequestText } from '../http/read-body'
 import { findTopLevelMembers, applyEdits } from '../internal/json-members'
 import { parseJson } from '../internal/json'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
-import { anthropicStreamErrorFrame } from '../protocols/anthropic/errors'
 import { anthropicPassthroughStream } from '../protocols/anthropic/passthrough-stream'
 import { decodeAnthropicRequest } from '../protocols/anthropic/request-decode'
 import {
   anthropicMessagesRequestSchema,
   type AnthropicMessagesRequest,
 } from '../protocols/anthropic/request-schema'
-import { encodeAnthropicResponse } from '../protocols/anthropic/response'
 import {
   hasGatewayThinking,
   withoutGatewayThinking,
 } from '../protocols/anthropic/thinking-signature'
-import { createAnthropicStreamEncoder } from '../protocols/anthropic/stream-encode'
-import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
-import { decodeOpenAIResponse } from '../protocols/openai/response'
-import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
 import { relayCall, type CallPlan } from '../relay/relay-call'
-import { translatedStream } from '../relay/translated-stream'
+import { translatedPlan } from '../relay/translated-plan'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
 import { toTokenUsage } from '../canonical/usage'
@@ -87,39 +81,8 @@ export async function handleMessages(
           },
           translator: anthropicPassthroughStream,
         }
-      : translatedToOpenAIPlan(runtime, scope, body, common)
+      : translatedPlan(runtime, scope, decodeAnthropicRequest(body), 'anthropic', common)
   return relayCall(runtime, scope, key, plan)
-}
-
-function translatedToOpenAIPlan(
-  runtime: GatewayRuntime,
-  scope: RequestScope,
-  body: AnthropicMessagesRequest,
-  common: Pick<CallPlan, 'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens'>,
-): CallPlan {
-  const request = decodeAnthropicRequest(body)
-  request.model = common.route.model.upstreamModel
-  const id = `msg_${scope.requestId}`
-  return {
-    ...common,
-    operation: 'chat-completions',
-    body: JSON.stringify(encodeOpenAIRequest(request)),
-    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-    answerJson(answer) {
-      const parsed = parseJson(answer)
-      const response = decodeOpenAIResponse(parsed.ok ? parsed.value : undefined)
-      return {
-        body: JSON.stringify(encodeAnthropicResponse(response, { id, model: common.model })),
-        usage: toTokenUsage(response.usage),
-      }
-    },
-    translator: () =>
-      translatedStream(
-        createOpenAIStreamDecoder({ generateId: () => `call_${runtime.generateId()}` }),
-        createAnthropicStreamEncoder({ id, model: common.model }),
-        anthropicStreamErrorFrame,
-      ),
-  }
 }
 
 /**

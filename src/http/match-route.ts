@@ -1,11 +1,21 @@
 /** The gateway's routes. */
-export type RouteName = 'chat.completions' | 'messages' | 'count_tokens' | 'models' | 'usage'
+export type RouteName =
+  | 'chat.completions'
+  | 'messages'
+  | 'count_tokens'
+  | 'models'
+  | 'usage'
+  | 'gemini.models'
+  | 'gemini.model'
+  | 'gemini.generate'
+  | 'gemini.stream'
+  | 'gemini.count_tokens'
 
 /**
  * The protocol a route's errors are written in; `header` decides by the request (an
  * `anthropic-version` header means Anthropic's shape), for routes every SDK calls.
  */
-export type ErrorProtocol = 'openai' | 'anthropic' | 'header'
+export type ErrorProtocol = 'openai' | 'anthropic' | 'gemini' | 'header'
 
 type RouteEntry = { name: RouteName; method: string; errors: ErrorProtocol }
 
@@ -22,7 +32,7 @@ const routes: Record<string, RouteEntry> = {
 
 /** The outcome of matching a request to a route. */
 export type RouteMatch =
-  | { kind: 'route'; name: RouteName; errors: ErrorProtocol }
+  | { kind: 'route'; name: RouteName; errors: ErrorProtocol; model?: string }
   | { kind: 'wrong-method'; name: RouteName; errors: ErrorProtocol; allow: string }
   | { kind: 'unknown' }
 
@@ -32,10 +42,53 @@ export type RouteMatch =
  */
 export function matchRoute(pathname: string, method: string): RouteMatch {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname
+  if (path.startsWith(geminiPrefix)) return matchGeminiRoute(path, method)
   const route = routes[path]
   if (route === undefined) return { kind: 'unknown' }
+  return withMethod(route, method)
+}
+
+const geminiPrefix = '/v1beta/models'
+
+const geminiActions: Record<string, RouteName> = {
+  generateContent: 'gemini.generate',
+  streamGenerateContent: 'gemini.stream',
+  countTokens: 'gemini.count_tokens',
+}
+
+/**
+ * Gemini's native routes: `GET /v1beta/models`, `GET /v1beta/models/{model}` and
+ * `POST /v1beta/models/{model}:{action}`. The model is read from the raw path, with `%2F` decoded,
+ * so that a `<group_id>/<model>` pin works both as a raw slash and encoded; the action follows the
+ * last colon, since model ids hold dots and dashes but never colons (checklist RT-02).
+ */
+function matchGeminiRoute(path: string, method: string): RouteMatch {
+  if (path === geminiPrefix)
+    return withMethod({ name: 'gemini.models', method: 'GET', errors: 'gemini' }, method)
+  if (!path.startsWith(`${geminiPrefix}/`)) return { kind: 'unknown' }
+  let rest: string
+  try {
+    rest = decodeURIComponent(path.slice(geminiPrefix.length + 1))
+  } catch {
+    return { kind: 'unknown' }
+  }
+  const colon = rest.lastIndexOf(':')
+  if (colon < 0) {
+    return withMethod({ name: 'gemini.model', method: 'GET', errors: 'gemini' }, method, rest)
+  }
+  const name = geminiActions[rest.slice(colon + 1)]
+  if (name === undefined || colon === 0) return { kind: 'unknown' }
+  return withMethod({ name, method: 'POST', errors: 'gemini' }, method, rest.slice(0, colon))
+}
+
+function withMethod(route: RouteEntry, method: string, model?: string): RouteMatch {
   if (method === route.method || (method === 'HEAD' && route.method === 'GET')) {
-    return { kind: 'route', name: route.name, errors: route.errors }
+    return {
+      kind: 'route',
+      name: route.name,
+      errors: route.errors,
+      ...(model === undefined ? {} : { model }),
+    }
   }
   return {
     kind: 'wrong-method',

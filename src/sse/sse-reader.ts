@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
+import { isJsonObject, parseJson } from '../internal/json'
 import type { SseMessage } from './sse-message'
 
 /** Options of the SSE reader. */
@@ -39,12 +40,21 @@ export function createSseReader(
   let head = 0
   let ended = false
   let failure: unknown
+  let stray: string[] = []
+  let strayLength = 0
   const parser = createParser({
     maxBufferSize: options.maxBufferSize,
     onEvent: (event) =>
       queue.push({ type: 'event', event: event.event, id: event.id, data: event.data }),
     onComment: (comment) => queue.push({ type: 'comment', comment }),
     onError: (error) => {
+      // Google writes a mid-stream error as bare JSON, not as a `data:` line (checklist ERR-S-G);
+      // the parser sees its lines as unknown fields. Collect them, to hand out once they parse.
+      if (error.type === 'unknown-field' && error.line !== undefined) {
+        stray.push(error.line)
+        strayLength += error.line.length
+        return
+      }
       if (error.type === 'max-buffer-size-exceeded') {
         failure ??= new GatewayError(
           'upstream_error',
@@ -56,6 +66,22 @@ export function createSseReader(
       }
     },
   })
+  /** Hands out collected stray lines that form a JSON object, as one event. */
+  const flushStray = () => {
+    if (stray.length === 0) return
+    const text = stray.join('\n')
+    if (strayLength > options.maxBufferSize) {
+      stray = []
+      strayLength = 0
+      return
+    }
+    const parsed = parseJson(text)
+    if (parsed.ok && isJsonObject(parsed.value)) {
+      queue.push({ type: 'event', data: text })
+      stray = []
+      strayLength = 0
+    }
+  }
   const signal = options.signal
   // An abort must end a read in progress even when the body's source ignores the signal.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined)
@@ -85,8 +111,10 @@ export function createSseReader(
             ended = true
             signal?.removeEventListener('abort', onAbort)
             parser.feed(`${decoder.decode()}\n\n`)
+            flushStray()
           } else {
             parser.feed(decoder.decode(value, { stream: true }))
+            flushStray()
           }
         } catch (error) {
           failure ??= error

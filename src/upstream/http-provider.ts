@@ -33,8 +33,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
       const headers = new Headers(call.headers)
       for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
       if (options.apiKey !== undefined && options.apiKey !== '') {
-        if (options.protocol === 'anthropic') headers.set('x-api-key', options.apiKey)
-        else headers.set('authorization', `Bearer ${options.apiKey}`)
+        headers.set(...authHeader(options.protocol, options.apiKey))
       }
       // Anthropic requires a version header; the client's own is forwarded on passthrough.
       if (options.protocol === 'anthropic' && !headers.has('anthropic-version')) {
@@ -55,14 +54,36 @@ function pathOf(call: UpstreamCall): string {
   switch (call.operation) {
     case 'chat-completions':
       return '/chat/completions'
-    // Anthropic's base URL is the bare host, by its SDK's convention.
+    // Anthropic's and Gemini's base URLs are the bare host, by their SDKs' convention.
     case 'messages':
       return '/v1/messages'
     case 'count-tokens':
       return '/v1/messages/count_tokens'
+    case 'generate-content':
+      return `/v1beta/models/${encodeURIComponent(call.model)}:generateContent`
+    case 'stream-generate-content':
+      return `/v1beta/models/${encodeURIComponent(call.model)}:streamGenerateContent?alt=sse`
+    case 'gemini-count-tokens':
+      return `/v1beta/models/${encodeURIComponent(call.model)}:countTokens`
     default: {
       const unknown: never = call.operation
       throw new Error(`Unknown upstream operation: ${String(unknown)}`)
+    }
+  }
+}
+
+/** Each family's credential header: OpenAI's Bearer, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
+function authHeader(protocol: ProtocolName, apiKey: string): [string, string] {
+  switch (protocol) {
+    case 'openai':
+      return ['authorization', `Bearer ${apiKey}`]
+    case 'anthropic':
+      return ['x-api-key', apiKey]
+    case 'gemini':
+      return ['x-goog-api-key', apiKey]
+    default: {
+      const unknown: never = protocol
+      throw new Error(`Unknown protocol ${String(unknown)}`)
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 import { answerAnthropicCountTokens, answerAnthropicMessages } from './mock/anthropic-mock'
+import { answerGeminiCountTokens, answerGeminiGenerate } from './mock/gemini-mock'
 import { answerOpenAIChat } from './mock/openai-mock'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
@@ -39,6 +40,12 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
           return answerAnthropicMessages(call.body, answer)
         case 'count-tokens':
           return answerAnthropicCountTokens(call.body)
+        case 'generate-content':
+          return answerGeminiGenerate(call.body, call.model, { ...answer, stream: false })
+        case 'stream-generate-content':
+          return answerGeminiGenerate(call.body, call.model, { ...answer, stream: true })
+        case 'gemini-count-tokens':
+          return answerGeminiCountTokens(call.body)
         default: {
           const unknown: never = call.operation
           throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)

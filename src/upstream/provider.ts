@@ -1,7 +1,13 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 
 /** The operations a gateway asks of an upstream, each in the upstream's own protocol. */
-export type UpstreamOperation = 'chat-completions' | 'messages' | 'count-tokens'
+export type UpstreamOperation =
+  | 'chat-completions'
+  | 'messages'
+  | 'count-tokens'
+  | 'generate-content'
+  | 'stream-generate-content'
+  | 'gemini-count-tokens'
 
 /** One call to an upstream, already in the upstream's own protocol. */
 export type UpstreamCall = {

@@ -99,3 +99,18 @@ describe('SSE serializer', () => {
     expect(messages.map(serializeSse).join('')).toBe(fixture)
   })
 })
+
+describe('SSE reader and Google mid-stream errors', () => {
+  it('ERR-S-G: hands out a bare JSON error object, pretty-printed or not, as an event', async () => {
+    const error = { error: { code: 500, message: 'Internal error', status: 'INTERNAL' } }
+    for (const bare of [JSON.stringify(error), JSON.stringify(error, null, 2)]) {
+      const text = `data: {"candidates":[]}\n\n${bare}\n`
+      for (const chunks of everySplit(text)) {
+        const messages = await readAll(chunks)
+        expect(
+          messages.map((message) => (message.type === 'event' ? JSON.parse(message.data) : null)),
+        ).toEqual([{ candidates: [] }, error])
+      }
+    }
+  })
+})

@@ -1,0 +1,99 @@
+import { toTokenUsage } from '../canonical/usage'
+import { GatewayError } from '../errors'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { parseJsonBody } from '../http/parse-json-body'
+import { readRequestText } from '../http/read-body'
+import { parseJson } from '../internal/json'
+import { findTopLevelMembers } from '../internal/json-members'
+import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
+import { geminiPassthroughStream } from '../protocols/gemini/passthrough-stream'
+import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
+import { geminiGenerateContentBodySchema } from '../protocols/gemini/request-schema'
+import { relayCall, type CallPlan } from '../relay/relay-call'
+import { translatedPlan } from '../relay/translated-plan'
+import { pickUpstream } from '../routing/pick-upstream'
+import { resolveRoute } from '../routing/resolve-route'
+import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { estimateTokens } from '../usage/estimate-tokens'
+
+/** The call name in a Gemini path; clients may write it `models/<name>`. */
+export function geminiCallName(scope: RequestScope): string {
+  return (scope.pathModel ?? '').replace(/^models\//, '')
+}
+
+/**
+ * `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`. The model
+ * comes from the path (`<group_id>/<model>` works there, raw or as `%2F`). To a `gemini` group
+ * this is passthrough: the body goes upstream untouched, since Gemini names the model in the URL.
+ * To any other group the request, the answer and the stream are translated.
+ *
+ * Without `alt=sse`, Google streams one JSON array; the gateway answers 400 and says so (RT-04):
+ * every official SDK asks for SSE.
+ */
+export async function handleGeminiGenerate(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  stream: boolean,
+): Promise<Response> {
+  const key = scope.key!
+  if (stream && scope.url.searchParams.get('alt') !== 'sse') {
+    throw new GatewayError(
+      'invalid_request',
+      'streamGenerateContent needs `alt=sse`: the gateway streams server-sent events only.',
+      {
+        param: 'alt',
+      },
+    )
+  }
+  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
+  const body = parseJsonBody(text, geminiGenerateContentBodySchema)
+  const callName = geminiCallName(scope)
+  scope.event.model = callName
+  scope.event.stream = stream
+  const route = await resolveRoute(runtime.registry, key, callName, runtime.groupIdRouting)
+  const provider = pickUpstream(route.group.upstreams, runtime.random)
+  Object.assign(scope.event, {
+    group: route.group.id,
+    upstreamModel: route.model.upstreamModel,
+    provider: provider.id,
+  })
+  const maxOutput = body.generationConfig?.maxOutputTokens ?? 0
+  const common = {
+    route,
+    provider,
+    model: callName,
+    stream,
+    estimatedTokens: estimateTokens(text) + maxOutput,
+  }
+  const plan: CallPlan =
+    provider.protocol === 'gemini'
+      ? {
+          ...common,
+          operation: stream ? 'stream-generate-content' : 'generate-content',
+          body: text,
+          headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+          answerJson(answer) {
+            const span = findTopLevelMembers(answer)?.members.get('usageMetadata')
+            const parsed =
+              span === undefined
+                ? undefined
+                : parseJson(answer.slice(span.valueStart, span.valueEnd))
+            return {
+              body: answer,
+              usage:
+                parsed?.ok === true
+                  ? toTokenUsage(geminiUsageToCanonical(parsed.value))
+                  : undefined,
+            }
+          },
+          translator: geminiPassthroughStream,
+        }
+      : translatedPlan(
+          runtime,
+          scope,
+          decodeGeminiRequest(body, route.model.upstreamModel, stream),
+          'gemini',
+          common,
+        )
+  return relayCall(runtime, scope, key, plan)
+}

@@ -1,0 +1,28 @@
+import { GatewayError } from '../errors'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { geminiModel, renderGeminiModelList } from '../protocols/gemini/models-list'
+import { listModelsForKey } from './list-models'
+
+/** `GET /v1beta/models`: the key's models in Gemini's shape, paged. */
+export async function handleGeminiListModels(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+): Promise<Response> {
+  return renderGeminiModelList(await listModelsForKey(runtime, scope.key!), scope.url.searchParams)
+}
+
+/** `GET /v1beta/models/{model}`: one of the key's models, or 404 `NOT_FOUND`. */
+export async function handleGeminiGetModel(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+): Promise<Response> {
+  const name = (scope.pathModel ?? '').replace(/^models\//, '')
+  const found = (await listModelsForKey(runtime, scope.key!)).find((model) => model.id === name)
+  if (found === undefined) {
+    throw new GatewayError(
+      'model_not_found',
+      `The model \`${name}\` does not exist or this API key may not use it.`,
+    )
+  }
+  return Response.json(geminiModel(found))
+}

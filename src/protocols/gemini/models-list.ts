@@ -1,0 +1,53 @@
+import type { ListedModel } from '../../handlers/list-models'
+
+/** A Gemini `Model` resource for a call name. */
+export function geminiModel(model: ListedModel) {
+  return {
+    name: `models/${model.id}`,
+    baseModelId: model.id,
+    version: '001',
+    displayName: model.id,
+    description: `Served by group ${model.groupId}.`,
+    // countTokens exists where the group can count: Gemini and Anthropic groups.
+    supportedGenerationMethods:
+      model.protocol === 'openai'
+        ? ['generateContent', 'streamGenerateContent']
+        : ['generateContent', 'streamGenerateContent', 'countTokens'],
+  }
+}
+
+/**
+ * Gemini's model list, paged by `pageSize` (default 50, at most 1000) and an opaque `pageToken`
+ * (checklist ML-G-01). Token limits are not listed: the gateway knows call names, not the
+ * upstream's model metadata (ML-X-01).
+ *
+ * @see https://ai.google.dev/api/models#method:-models.list
+ */
+export function renderGeminiModelList(
+  models: readonly ListedModel[],
+  query: URLSearchParams,
+): Response {
+  const requested = Number(query.get('pageSize') ?? 50)
+  const pageSize = Number.isInteger(requested) && requested > 0 ? Math.min(requested, 1000) : 50
+  const start = decodePageToken(query.get('pageToken'))
+  const page = models.slice(start, start + pageSize)
+  const next = start + pageSize
+  return Response.json({
+    models: page.map(geminiModel),
+    ...(next < models.length ? { nextPageToken: encodePageToken(next) } : {}),
+  })
+}
+
+function encodePageToken(offset: number): string {
+  return btoa(`offset:${offset}`).replaceAll('=', '')
+}
+
+function decodePageToken(token: string | null): number {
+  if (token === null || token === '') return 0
+  try {
+    const match = /^offset:(\d+)$/.exec(atob(token))
+    return match ? Number(match[1]) : 0
+  } catch {
+    return 0
+  }
+}

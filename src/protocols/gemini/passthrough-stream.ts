@@ -1,0 +1,52 @@
+import type { Usage } from '../../canonical/types'
+import { emptyUsage, mergeUsage, toTokenUsage } from '../../canonical/usage'
+import { GatewayError } from '../../errors'
+import { findTopLevelMembers } from '../../internal/json-members'
+import { isJsonObject, parseJson } from '../../internal/json'
+import type { SseTranslator } from '../../relay/sse-translator'
+import { serializeSse } from '../../sse/serialize'
+import { geminiUsageToCanonical } from './canonical-usage'
+import { geminiErrorToGateway, geminiStreamErrorFrame } from './errors'
+
+const errorPattern = /^\s*\{\s*"error"\s*:/
+
+/**
+ * Passthrough for a Gemini client of a Gemini upstream: each event goes out as the upstream wrote
+ * its data. Only the `usageMetadata` member of each event is located and parsed (it is cumulative:
+ * the last wins), and `finishReason` is watched so that a stream cut short is reported. An upstream
+ * error object is written the way Google writes it (ERR-S-G) and ends the stream.
+ */
+export function geminiPassthroughStream(): SseTranslator {
+  let usage: Usage = emptyUsage()
+  let finished = false
+  return {
+    push(message) {
+      if (message.type === 'comment') return { frames: [serializeSse(message)] }
+      const data = message.data
+      if (errorPattern.test(data)) {
+        const parsed = parseJson(data)
+        const error = geminiErrorToGateway(parsed.ok ? parsed.value : undefined)
+        return { frames: [geminiStreamErrorFrame(error)], final: 'error', error }
+      }
+      const members = findTopLevelMembers(data)?.members
+      const span = members?.get('usageMetadata')
+      if (span !== undefined) {
+        const parsed = parseJson(data.slice(span.valueStart, span.valueEnd))
+        if (parsed.ok && isJsonObject(parsed.value))
+          usage = mergeUsage(usage, geminiUsageToCanonical(parsed.value))
+      }
+      if (!finished && data.includes('"finishReason"')) finished = true
+      return { frames: [serializeSse(message)] }
+    },
+    end() {
+      if (finished) return { frames: [], final: 'ok' }
+      const error = new GatewayError(
+        'upstream_error',
+        'The upstream stream ended without a finish reason.',
+      )
+      return { frames: [geminiStreamErrorFrame(error)], final: 'error' }
+    },
+    failure: geminiStreamErrorFrame,
+    usage: () => toTokenUsage(usage),
+  }
+}

@@ -1,0 +1,152 @@
+import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
+import { isJsonObject, parseJson } from '../../internal/json'
+import { canonicalUsageToGemini, geminiUsageToCanonical } from './canonical-usage'
+import { canonicalFinishToGemini, geminiFinishToCanonical } from './finish-reason'
+import { decodeGeminiToolCallId, encodeGeminiToolCallId } from './tool-call-id'
+
+/**
+ * A `GenerateContentResponse` → canonical response. Only the first candidate is read (the gateway
+ * asks for one).
+ *
+ * - Thought parts are reasoning, adjacent ones joined until a thought signature closes one; text
+ *   parts are joined; every functionCall part is a tool call (RESP-02), its arguments `{}` when
+ *   Gemini sent none (RESP-03) and its thought signature folded into the id (TOOL-H-09).
+ * - `STOP` with a function call is `tool-calls` (RESP-04, §7 bug 3).
+ * - A blocked prompt (no candidates, `promptFeedback.blockReason`) is a content filter whose
+ *   refusal names the reason.
+ *
+ * @param generateId mints ids for function calls that come without one.
+ * @param toolNames original tool names keyed by the names Gemini saw (`renamedGeminiTools`), so
+ *   that a renamed tool reaches the client under its own name (TOOL-D-03).
+ * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ */
+export function decodeGeminiResponse(
+  body: unknown,
+  generateId: () => string,
+  toolNames?: ReadonlyMap<string, string>,
+): ChatResponse {
+  const object = isJsonObject(body) ? body : {}
+  const candidates = Array.isArray(object['candidates']) ? object['candidates'] : []
+  const candidate = isJsonObject(candidates[0]) ? candidates[0] : undefined
+  const message = isJsonObject(candidate?.['content']) ? candidate['content'] : {}
+  const content: ChatResponse['content'] = []
+  let sawFunctionCall = false
+  for (const part of Array.isArray(message['parts']) ? message['parts'] : []) {
+    if (!isJsonObject(part)) continue
+    const signature =
+      typeof part['thoughtSignature'] === 'string' && part['thoughtSignature'] !== ''
+        ? part['thoughtSignature']
+        : undefined
+    const signed =
+      signature === undefined
+        ? {}
+        : { signature: { protocol: 'gemini' as const, value: signature } }
+    const last = content.at(-1)
+    const call = part['functionCall']
+    if (isJsonObject(call)) {
+      sawFunctionCall = true
+      const name = String(call['name'] ?? '')
+      const callId = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined
+      content.push({
+        type: 'tool-call',
+        id: encodeGeminiToolCallId(signature, callId ?? generateId()),
+        name: toolNames?.get(name) ?? name,
+        arguments: JSON.stringify(call['args'] ?? {}),
+        ...signed,
+      })
+    } else if (typeof part['text'] === 'string' && part['thought'] === true) {
+      if (last?.type === 'reasoning' && last.signature === undefined) {
+        last.text += part['text']
+        Object.assign(last, signed)
+      } else if (part['text'] !== '' || signature !== undefined) {
+        content.push({ type: 'reasoning', text: part['text'], ...signed })
+      }
+    } else if (typeof part['text'] === 'string' && part['text'] !== '') {
+      if (last?.type === 'text') last.text += part['text']
+      else content.push({ type: 'text', text: part['text'] })
+    }
+  }
+  const response: ChatResponse = {
+    id: String(object['responseId'] ?? ''),
+    model: String(object['modelVersion'] ?? ''),
+    content,
+    finishReason: geminiFinishToCanonical(candidate?.['finishReason'], sawFunctionCall),
+    usage: geminiUsageToCanonical(object['usageMetadata']),
+  }
+  const feedback = isJsonObject(object['promptFeedback']) ? object['promptFeedback'] : {}
+  if (candidate === undefined && typeof feedback['blockReason'] === 'string') {
+    const reason = feedback['blockReason']
+    response.finishReason = { unified: 'content-filter', raw: reason } satisfies FinishReason
+    response.refusal =
+      typeof feedback['blockReasonMessage'] === 'string'
+        ? feedback['blockReasonMessage']
+        : `The prompt was blocked (${reason}).`
+  } else if (
+    response.finishReason.unified === 'content-filter' &&
+    typeof candidate?.['finishMessage'] === 'string'
+  ) {
+    response.refusal = candidate['finishMessage']
+  }
+  return response
+}
+
+/**
+ * A canonical response → a `GenerateContentResponse` (RESP-G-01): thought parts first, then
+ * text, then function calls, each call with its Gemini thought signature when it has one, and
+ * the call's own id so that a client echoing it back keeps the upstream's id. Anthropic's
+ * redacted thinking has no Gemini form and is dropped (RR-03); a refusal explanation has no
+ * field (RR-04).
+ *
+ * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ */
+export function encodeGeminiResponse(
+  response: ChatResponse,
+  meta: { responseId: string; modelVersion: string },
+) {
+  const thoughts: Record<string, unknown>[] = []
+  const text: Record<string, unknown>[] = []
+  const calls: Record<string, unknown>[] = []
+  for (const part of response.content) {
+    if (part.type === 'reasoning') {
+      const thought = thoughtPart(part)
+      if (thought !== undefined) thoughts.push(thought)
+    } else if (part.type === 'text') {
+      if (part.text !== '') text.push({ text: part.text })
+    } else {
+      const decoded = decodeGeminiToolCallId(part.id)
+      const signature =
+        part.signature?.protocol === 'gemini' ? part.signature.value : decoded.signature
+      const parsed = parseJson(part.arguments)
+      calls.push({
+        functionCall: {
+          id: decoded.id,
+          name: part.name,
+          args: parsed.ok && isJsonObject(parsed.value) ? parsed.value : {},
+        },
+        ...(signature === undefined ? {} : { thoughtSignature: signature }),
+      })
+    }
+  }
+  return {
+    candidates: [
+      {
+        content: { role: 'model', parts: [...thoughts, ...text, ...calls] },
+        finishReason: canonicalFinishToGemini(response.finishReason),
+        index: 0,
+      },
+    ],
+    usageMetadata: canonicalUsageToGemini(response.usage),
+    modelVersion: meta.modelVersion,
+    responseId: meta.responseId,
+  }
+}
+
+function thoughtPart(part: ReasoningPart): Record<string, unknown> | undefined {
+  const signature = part.signature?.protocol === 'gemini' ? part.signature.value : undefined
+  if (part.text === '' && signature === undefined) return undefined
+  return {
+    text: part.text,
+    thought: true,
+    ...(signature === undefined ? {} : { thoughtSignature: signature }),
+  }
+}

@@ -1,0 +1,193 @@
+import type { StreamEncoder } from '../../canonical/stream-codec'
+import type { Signed, Usage } from '../../canonical/types'
+import { emptyUsage, mergeUsage } from '../../canonical/usage'
+import { GatewayError } from '../../errors'
+import { isJsonObject, parseJson } from '../../internal/json'
+import { canonicalUsageToGemini, type GeminiUsageMetadata } from './canonical-usage'
+import { geminiStreamErrorFrame } from './errors'
+import { canonicalFinishToGemini } from './finish-reason'
+import { decodeGeminiToolCallId } from './tool-call-id'
+
+/** Options of the Gemini stream encoder. */
+export type GeminiStreamEncoderOptions = {
+  /** The `responseId` every event repeats. */
+  responseId: string
+  /** The `modelVersion` every event repeats: the model name the client asked for (ID-02). */
+  modelVersion: string
+  /**
+   * Whether thought parts are written. Gemini sends them only when the request set
+   * `thinkingConfig.includeThoughts` (checklist STR-AG-01); defaults to `true`.
+   */
+  includeThoughts?: boolean
+}
+
+/** The parts this encoder writes. */
+type GeminiPart =
+  | { text: string; thought?: true; thoughtSignature?: string }
+  | {
+      functionCall: { name: string; args: Record<string, unknown>; id?: string }
+      thoughtSignature?: string
+    }
+
+type GeminiChunk = {
+  candidates: Array<{
+    content: { parts: GeminiPart[]; role: 'model' }
+    finishReason?: string
+    index: 0
+  }>
+  usageMetadata?: GeminiUsageMetadata
+  modelVersion: string
+  responseId: string
+}
+
+/** A tool call whose arguments are still arriving. */
+type PendingCall = { id: string; name: string; signature: string | undefined; args: string }
+
+/**
+ * Canonical stream events → Gemini `streamGenerateContent?alt=sse`, as Google streams it
+ * (checklist STR-G-OUT-01, WIRE-G-01): frames `data: <GenerateContentResponse>\n\n`, each with
+ * `candidates[0].content.role: "model"` and only the new parts, `modelVersion` and `responseId`;
+ * no terminator.
+ *
+ * - Text deltas become `{text}` parts and reasoning deltas `{text, thought: true}`, one event per
+ *   delta. A Gemini thought signature on `reasoning-end` is written as Gemini writes it, on a
+ *   trailing `{text: "", thoughtSignature}` part; other protocols' signatures never reach a
+ *   Gemini client.
+ * - Function calls are written whole (Gemini never streams arguments): the argument deltas are
+ *   buffered, and `tool-call-end` writes one `{functionCall: {name, args, id}}` part, `args` the
+ *   parsed object (`{}` when the arguments are empty or not a JSON object, pinned). The part's
+ *   `thoughtSignature` is the Gemini signature of `tool-call-start`, or the one folded into the
+ *   id by `encodeGeminiToolCallId` (TOOL-H-09), and `id` is the id without it.
+ * - `finish` writes the last event: `finishReason` and `usageMetadata`, with parts
+ *   `[{text: ""}]` as Gemini's own last event has, because the SDK's chat history rejects an
+ *   event with no parts (STR-OG-03). A refusal explanation has no Gemini field (RR-04).
+ * - `error` writes Google's bare JSON error, with no `data:` (ERR-S-G, see
+ *   `geminiStreamErrorFrame`); `end()` without `finish` or `error` writes one too, since the
+ *   answer is incomplete. Nothing follows either (STR-END-03).
+ *
+ * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ * @example
+ * const encoder = createGeminiStreamEncoder({ responseId: 'req_1', modelVersion: 'gemini-2.5-flash' })
+ * for (const event of events) write(encoder.push(event))
+ * write(encoder.end())
+ */
+export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): StreamEncoder {
+  const includeThoughts = options.includeThoughts ?? true
+  let done = false
+  let usage: Usage = emptyUsage()
+  /** Canonical block index → the call whose arguments are being buffered. */
+  const pending = new Map<number, PendingCall>()
+
+  const frame = (
+    parts: GeminiPart[],
+    last?: { finishReason: string; usageMetadata: GeminiUsageMetadata },
+  ): string => {
+    const chunk: GeminiChunk = {
+      candidates: [
+        {
+          content: { parts, role: 'model' },
+          ...(last === undefined ? {} : { finishReason: last.finishReason }),
+          index: 0,
+        },
+      ],
+      ...(last === undefined ? {} : { usageMetadata: last.usageMetadata }),
+      modelVersion: options.modelVersion,
+      responseId: options.responseId,
+    }
+    return `data: ${JSON.stringify(chunk)}\n\n`
+  }
+
+  return {
+    push(event) {
+      if (done) return []
+      switch (event.type) {
+        case 'message-start':
+          if (event.usage !== undefined) usage = mergeUsage(usage, event.usage)
+          return []
+        case 'text-start':
+        case 'text-end':
+        case 'reasoning-start':
+          return []
+        case 'text-delta':
+          return event.delta === '' ? [] : [frame([{ text: event.delta }])]
+        case 'reasoning-delta':
+          if (!includeThoughts || event.delta === '') return []
+          return [frame([{ text: event.delta, thought: true }])]
+        case 'reasoning-end': {
+          const signature = geminiSignature(event.signature)
+          if (!includeThoughts || signature === undefined) return []
+          return [frame([{ text: '', thoughtSignature: signature }])]
+        }
+        case 'tool-call-start':
+          pending.set(event.index, {
+            id: event.id,
+            name: event.name,
+            signature: geminiSignature(event.signature),
+            args: '',
+          })
+          return []
+        case 'tool-call-delta': {
+          const call = pending.get(event.index)
+          if (call !== undefined) call.args += event.argumentsDelta
+          return []
+        }
+        case 'tool-call-end': {
+          const call = pending.get(event.index)
+          if (call === undefined) return []
+          pending.delete(event.index)
+          return [frame([functionCallPart(call)])]
+        }
+        case 'usage':
+          usage = mergeUsage(usage, event.usage)
+          return []
+        case 'finish': {
+          done = true
+          // Calls never ended are still whole calls to the client: they go in the last event.
+          const calls = [...pending.values()].map(functionCallPart)
+          pending.clear()
+          return [
+            frame(calls.length > 0 ? calls : [{ text: '' }], {
+              finishReason: canonicalFinishToGemini(event.finishReason),
+              usageMetadata: canonicalUsageToGemini(mergeUsage(usage, event.usage)),
+            }),
+          ]
+        }
+        case 'error':
+          done = true
+          return [geminiStreamErrorFrame(event.error)]
+        default: {
+          const unknown: never = event
+          throw new Error(`Unknown stream event ${JSON.stringify(unknown)}`)
+        }
+      }
+    },
+
+    end() {
+      if (done) return []
+      done = true
+      // Decoders always end with `finish` or `error`; without either the answer is incomplete.
+      return [
+        geminiStreamErrorFrame(
+          new GatewayError('upstream_error', 'The stream ended before the answer finished.'),
+        ),
+      ]
+    },
+  }
+}
+
+/** Only Gemini's own signatures go back to a Gemini client. */
+function geminiSignature(signed: Signed | undefined): string | undefined {
+  return signed?.protocol === 'gemini' && signed.value !== '' ? signed.value : undefined
+}
+
+function functionCallPart(call: PendingCall): GeminiPart {
+  const folded = decodeGeminiToolCallId(call.id)
+  const signature = call.signature ?? folded.signature
+  const parsed = parseJson(call.args)
+  const args = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
+  return {
+    functionCall: { name: call.name, args, ...(folded.id === '' ? {} : { id: folded.id }) },
+    ...(signature === undefined ? {} : { thoughtSignature: signature }),
+  }
+}

@@ -1,0 +1,106 @@
+import type { StreamDecoder, StreamEncoder } from '../canonical/stream-codec'
+import type { ChatRequest, ChatResponse } from '../canonical/types'
+import type { GatewayError } from '../errors'
+import { anthropicStreamErrorFrame } from '../protocols/anthropic/errors'
+import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
+import { decodeAnthropicResponse, encodeAnthropicResponse } from '../protocols/anthropic/response'
+import { createAnthropicStreamDecoder } from '../protocols/anthropic/stream-decode'
+import { createAnthropicStreamEncoder } from '../protocols/anthropic/stream-encode'
+import { geminiStreamErrorFrame } from '../protocols/gemini/errors'
+import { encodeGeminiRequest } from '../protocols/gemini/request-encode'
+import { decodeGeminiResponse, encodeGeminiResponse } from '../protocols/gemini/response'
+import { createGeminiStreamDecoder } from '../protocols/gemini/stream-decode'
+import { createGeminiStreamEncoder } from '../protocols/gemini/stream-encode'
+import { openAIStreamErrorFrame } from '../protocols/openai/errors'
+import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
+import { decodeOpenAIResponse, encodeOpenAIResponse } from '../protocols/openai/response'
+import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
+import { createOpenAIStreamEncoder } from '../protocols/openai/stream-encode'
+import type { ProtocolName } from '../protocols/protocol-name'
+import type { UpstreamOperation } from '../upstream/provider'
+
+/** `max_tokens` sent to Anthropic when the client set none (Anthropic requires one: GEN-01). */
+export const defaultAnthropicMaxTokens = 4096
+
+/** How the gateway talks to an upstream of one protocol, through the canonical form. */
+export type UpstreamCodec = {
+  operation(stream: boolean): UpstreamOperation
+  encodeRequest(request: ChatRequest): Record<string, unknown>
+  decodeResponse(body: unknown, generateId: () => string): ChatResponse
+  streamDecoder(generateId: () => string): StreamDecoder
+}
+
+/** What a translated answer to a client carries besides the canonical response. */
+export type ClientMeta = {
+  requestId: string
+  /** The call name the client sent, echoed as the answer's model (checklist ID-02). */
+  model: string
+  /** Unix seconds. */
+  created: number
+  /** The client asked for the usage chunk (OpenAI `stream_options.include_usage`). */
+  includeUsage: boolean
+}
+
+/** How the gateway answers a client of one protocol from the canonical form. */
+export type ClientCodec = {
+  encodeResponse(response: ChatResponse, meta: ClientMeta): unknown
+  streamEncoder(meta: ClientMeta): StreamEncoder
+  failureFrame(error: GatewayError): string
+}
+
+/** The upstream side of each protocol. */
+export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
+  openai: {
+    operation: () => 'chat-completions',
+    encodeRequest: encodeOpenAIRequest,
+    decodeResponse: (body) => decodeOpenAIResponse(body),
+    streamDecoder: (generateId) => createOpenAIStreamDecoder({ generateId }),
+  },
+  anthropic: {
+    operation: () => 'messages',
+    encodeRequest: (request) =>
+      encodeAnthropicRequest(request, { defaultMaxTokens: defaultAnthropicMaxTokens }),
+    decodeResponse: (body) => decodeAnthropicResponse(body),
+    streamDecoder: () => createAnthropicStreamDecoder(),
+  },
+  gemini: {
+    operation: (stream) => (stream ? 'stream-generate-content' : 'generate-content'),
+    encodeRequest: encodeGeminiRequest,
+    decodeResponse: decodeGeminiResponse,
+    streamDecoder: (generateId) => createGeminiStreamDecoder({ generateId }),
+  },
+}
+
+/** The client side of each protocol; ids carry the protocol's prefix (checklist ID-01). */
+export const clientCodecs: Record<ProtocolName, ClientCodec> = {
+  openai: {
+    encodeResponse: (response, meta) =>
+      encodeOpenAIResponse(response, {
+        id: `chatcmpl-${meta.requestId}`,
+        model: meta.model,
+        created: meta.created,
+      }),
+    streamEncoder: (meta) =>
+      createOpenAIStreamEncoder({
+        id: `chatcmpl-${meta.requestId}`,
+        model: meta.model,
+        created: meta.created,
+        includeUsage: meta.includeUsage,
+      }),
+    failureFrame: openAIStreamErrorFrame,
+  },
+  anthropic: {
+    encodeResponse: (response, meta) =>
+      encodeAnthropicResponse(response, { id: `msg_${meta.requestId}`, model: meta.model }),
+    streamEncoder: (meta) =>
+      createAnthropicStreamEncoder({ id: `msg_${meta.requestId}`, model: meta.model }),
+    failureFrame: anthropicStreamErrorFrame,
+  },
+  gemini: {
+    encodeResponse: (response, meta) =>
+      encodeGeminiResponse(response, { responseId: meta.requestId, modelVersion: meta.model }),
+    streamEncoder: (meta) =>
+      createGeminiStreamEncoder({ responseId: meta.requestId, modelVersion: meta.model }),
+    failureFrame: geminiStreamErrorFrame,
+  },
+}

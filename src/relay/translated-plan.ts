@@ -1,0 +1,60 @@
+import type { ChatRequest } from '../canonical/types'
+import { toTokenUsage } from '../canonical/usage'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { parseJson } from '../internal/json'
+import type { ProtocolName } from '../protocols/protocol-name'
+import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { clientCodecs, upstreamCodecs } from './protocol-codecs'
+import type { CallPlan } from './relay-call'
+import { translatedStream } from './translated-stream'
+
+/** The parts of a plan that do not depend on translation. */
+export type CommonPlan = Pick<
+  CallPlan,
+  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens'
+>
+
+/**
+ * A plan for a cross-protocol call: the canonical request is encoded for the upstream, and the
+ * answer (JSON or stream) decoded from the upstream's protocol and encoded in the client's.
+ * Usage comes from the canonical usage, which is exactly what the upstream reported.
+ */
+export function translatedPlan(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  request: ChatRequest,
+  clientProtocol: ProtocolName,
+  common: CommonPlan,
+): CallPlan {
+  const upstream = upstreamCodecs[common.provider.protocol]
+  const client = clientCodecs[clientProtocol]
+  const meta = {
+    requestId: scope.requestId,
+    model: common.model,
+    created: Math.floor(runtime.now() / 1000),
+    includeUsage: request.streamUsage === true,
+  }
+  const generateId = () => `call_${runtime.generateId().replace(/[^a-zA-Z0-9_-]/g, '')}`
+  return {
+    ...common,
+    operation: upstream.operation(common.stream),
+    body: JSON.stringify(
+      upstream.encodeRequest({ ...request, model: common.route.model.upstreamModel }),
+    ),
+    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+    answerJson(answer) {
+      const parsed = parseJson(answer)
+      const response = upstream.decodeResponse(parsed.ok ? parsed.value : undefined, generateId)
+      return {
+        body: JSON.stringify(client.encodeResponse(response, meta)),
+        usage: toTokenUsage(response.usage),
+      }
+    },
+    translator: () =>
+      translatedStream(
+        upstream.streamDecoder(generateId),
+        client.streamEncoder(meta),
+        client.failureFrame,
+      ),
+  }
+}

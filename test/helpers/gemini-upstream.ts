@@ -1,0 +1,86 @@
+import { http, HttpResponse } from 'msw'
+import type { GatewayHandler } from '../../src/index'
+import { answer, type UpstreamBehaviour, type UpstreamCallRecord } from './upstream'
+
+/** The mocked Gemini upstream's base URL: the bare host, by the genai SDK's convention. */
+export const geminiBaseUrl = 'https://gemini.test'
+
+/** The upstream key the gateway must send as `x-goog-api-key`. */
+export const geminiApiKey = 'gemini-upstream-secret-000000000000'
+
+/**
+ * msw handlers standing in for Gemini: `:generateContent`, `:streamGenerateContent?alt=sse` and
+ * `:countTokens` under `/v1beta/models/`; every call is recorded.
+ */
+export function geminiHandlers(state: {
+  calls: UpstreamCallRecord[]
+  behaviour: () => UpstreamBehaviour
+}) {
+  return [
+    http.post(`${geminiBaseUrl}/v1beta/models/*`, async ({ request }) => {
+      const body = await request.text()
+      state.calls.push({ url: request.url, headers: request.headers, body, signal: request.signal })
+      if (request.url.includes(':countTokens')) return HttpResponse.json({ totalTokens: 17 })
+      return answer(state.behaviour(), request.signal)
+    }),
+  ]
+}
+
+/** Routes the genai SDK's requests (it always uses the global fetch) to an in-process gateway. */
+export function gatewayHandler(origin: string, gateway: () => GatewayHandler) {
+  return http.all(`${origin}/*`, ({ request }) => gateway()(request))
+}
+
+/** A `GenerateContentResponse` as Gemini sends it. */
+export function geminiResponse(
+  parts: object[],
+  options: { finishReason?: string; usage?: object } = {},
+) {
+  return {
+    candidates: [
+      { content: { role: 'model', parts }, finishReason: options.finishReason ?? 'STOP', index: 0 },
+    ],
+    usageMetadata: options.usage ?? {
+      promptTokenCount: 20,
+      candidatesTokenCount: 6,
+      totalTokenCount: 26,
+    },
+    modelVersion: 'gemini-2.5-flash',
+    responseId: 'resp-upstream-1',
+  }
+}
+
+/** Gemini SSE events for a text answer: new parts only, cumulative usage, no terminator. */
+export function geminiTextFrames(
+  pieces: readonly string[],
+  options: { delimiter?: string; failAfter?: boolean } = {},
+): string[] {
+  const delimiter = options.delimiter ?? '\r\n\r\n'
+  const frames = pieces.map((text, index) => {
+    const last = index === pieces.length - 1 && options.failAfter !== true
+    const event = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text }] },
+          index: 0,
+          ...(last ? { finishReason: 'STOP' } : {}),
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: 12,
+        candidatesTokenCount: index + 1,
+        totalTokenCount: 13 + index,
+      },
+      modelVersion: 'gemini-2.5-flash',
+      responseId: 'resp-stream-1',
+    }
+    return `data: ${JSON.stringify(event)}${delimiter}`
+  })
+  if (options.failAfter === true)
+    frames.push(
+      JSON.stringify({
+        error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' },
+      }),
+    )
+  return frames
+}
