@@ -1,5 +1,5 @@
 import type { StreamDecoder, StreamEncoder } from '../canonical/stream-codec'
-import type { ChatRequest, ChatResponse } from '../canonical/types'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../canonical/types'
 import type { GatewayError } from '../errors'
 import { anthropicStreamErrorFrame } from '../protocols/anthropic/errors'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
@@ -11,6 +11,7 @@ import { encodeGeminiRequest } from '../protocols/gemini/request-encode'
 import { decodeGeminiResponse, encodeGeminiResponse } from '../protocols/gemini/response'
 import { createGeminiStreamDecoder } from '../protocols/gemini/stream-decode'
 import { createGeminiStreamEncoder } from '../protocols/gemini/stream-encode'
+import { renamedGeminiTools } from '../protocols/gemini/tool-name'
 import { openAIStreamErrorFrame } from '../protocols/openai/errors'
 import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
 import { decodeOpenAIResponse, encodeOpenAIResponse } from '../protocols/openai/response'
@@ -26,8 +27,9 @@ export const defaultAnthropicMaxTokens = 4096
 export type UpstreamCodec = {
   operation(stream: boolean): UpstreamOperation
   encodeRequest(request: ChatRequest): Record<string, unknown>
-  decodeResponse(body: unknown, generateId: () => string): ChatResponse
-  streamDecoder(generateId: () => string): StreamDecoder
+  /** `request` is the canonical request that was sent, for names the encoder had to rewrite. */
+  decodeResponse(body: unknown, generateId: () => string, request: ChatRequest): ChatResponse
+  streamDecoder(generateId: () => string, request: ChatRequest): StreamDecoder
 }
 
 /** What a translated answer to a client carries besides the canonical response. */
@@ -66,8 +68,11 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   gemini: {
     operation: (stream) => (stream ? 'stream-generate-content' : 'generate-content'),
     encodeRequest: encodeGeminiRequest,
-    decodeResponse: decodeGeminiResponse,
-    streamDecoder: (generateId) => createGeminiStreamDecoder({ generateId }),
+    // Tool names Gemini would reject were renamed on the way (TOOL-D-03); the client gets its own.
+    decodeResponse: (body, generateId, request) =>
+      decodeGeminiResponse(body, generateId, renamedGeminiTools(request)),
+    streamDecoder: (generateId, request) =>
+      restoreToolNames(createGeminiStreamDecoder({ generateId }), renamedGeminiTools(request)),
   },
 }
 
@@ -103,4 +108,19 @@ export const clientCodecs: Record<ProtocolName, ClientCodec> = {
       createGeminiStreamEncoder({ responseId: meta.requestId, modelVersion: meta.model }),
     failureFrame: geminiStreamErrorFrame,
   },
+}
+
+/** Renames tool calls in a decoded stream back to the names the client declared. */
+function restoreToolNames(
+  decoder: StreamDecoder,
+  names: ReadonlyMap<string, string>,
+): StreamDecoder {
+  if (names.size === 0) return decoder
+  const rename = (events: StreamEvent[]) =>
+    events.map((event) =>
+      event.type === 'tool-call-start'
+        ? { ...event, name: names.get(event.name) ?? event.name }
+        : event,
+    )
+  return { push: (message) => rename(decoder.push(message)), end: () => rename(decoder.end()) }
 }

@@ -35,16 +35,19 @@ export function translatedPlan(
     includeUsage: request.streamUsage === true,
   }
   const generateId = () => `call_${runtime.generateId().replace(/[^a-zA-Z0-9_-]/g, '')}`
+  const sent: ChatRequest = { ...request, model: common.route.model.upstreamModel }
   return {
     ...common,
     operation: upstream.operation(common.stream),
-    body: JSON.stringify(
-      upstream.encodeRequest({ ...request, model: common.route.model.upstreamModel }),
-    ),
+    body: JSON.stringify(upstream.encodeRequest(sent)),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
     answerJson(answer) {
       const parsed = parseJson(answer)
-      const response = upstream.decodeResponse(parsed.ok ? parsed.value : undefined, generateId)
+      const response = upstream.decodeResponse(
+        parsed.ok ? parsed.value : undefined,
+        generateId,
+        sent,
+      )
       return {
         body: JSON.stringify(client.encodeResponse(response, meta)),
         usage: toTokenUsage(response.usage),
@@ -52,7 +55,7 @@ export function translatedPlan(
     },
     translator: () =>
       translatedStream(
-        upstream.streamDecoder(generateId),
+        upstream.streamDecoder(generateId, sent),
         client.streamEncoder(meta),
         client.failureFrame,
       ),

@@ -483,3 +483,75 @@ describe('openai and anthropic clients × gemini group (translation)', () => {
     expect(meter.records().at(-1)?.outcome).toBe('error')
   })
 })
+
+describe('tool names and ids across Gemini', () => {
+  it('TOOL-D-03: a tool name Gemini rejects is renamed on the way and restored for the client, streams included', async () => {
+    const { gateway } = fresh()
+    const tool = {
+      type: 'function' as const,
+      function: { name: '1password.lookup', parameters: { type: 'object', properties: {} } },
+    }
+    geminiBehaviour = {
+      kind: 'json',
+      body: geminiResponse([{ functionCall: { name: '_1password.lookup', args: {} } }]),
+    }
+    const completion = await openAIClient(gateway).chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [tool],
+    })
+    expect(JSON.parse(lastGemini().body).tools[0].functionDeclarations[0].name).toBe(
+      '_1password.lookup',
+    )
+    const call = completion.choices[0]?.message.tool_calls?.[0]
+    expect(call?.type === 'function' && call.function.name).toBe('1password.lookup')
+    geminiBehaviour = {
+      kind: 'sse',
+      frames: [
+        `data: ${JSON.stringify(geminiResponse([{ functionCall: { name: '_1password.lookup', args: {} } }]))}\n\n`,
+      ],
+    }
+    const final = await openAIClient(gateway)
+      .chat.completions.stream({
+        model: 'flash',
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [tool],
+      })
+      .finalChatCompletion()
+    const streamed = final.choices[0]?.message.tool_calls?.[0]
+    expect(streamed?.type === 'function' && streamed.function.name).toBe('1password.lookup')
+  })
+
+  it("keeps tool-call ids within OpenAI's 40 characters when signed Gemini history goes to an openai group", async () => {
+    fresh()
+    openai.answer({ kind: 'json', body: chatCompletion('ok') })
+    await genai().models.generateContent({
+      model: 'gpt-4o-mini',
+      config: { tools: [weatherTool] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather?' }] },
+        {
+          role: 'model',
+          parts: [
+            {
+              functionCall: { name: 'get_weather', args: { city: 'Paris' } },
+              thoughtSignature: 'a'.repeat(200),
+            },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { name: 'get_weather', response: { result: 'sunny' } } }],
+        },
+      ],
+    })
+    const messages = (
+      openai.lastBody() as {
+        messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>
+      }
+    ).messages
+    const id = messages[1]?.tool_calls?.[0]?.id ?? ''
+    expect(id.length).toBeLessThanOrEqual(40)
+    expect(messages[2]?.tool_call_id).toBe(id)
+  })
+})

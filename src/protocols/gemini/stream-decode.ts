@@ -49,8 +49,9 @@ type OpenBlock =
  *   finishes as `content-filter` (STR-GO-07).
  * - A body that ends without a finish reason ends in an `error` event, never in an invented finish
  *   (STR-GO-06, as STR-OA-06). A payload `{"error": {code, message, status}}` becomes an `error`
- *   event (ERR-S-G; Google writes it without `data:`, which the SSE reader skips, but proxies and
- *   this gateway's own reader accept it either way). Nothing follows an `error`.
+ *   event (ERR-S-G). Google writes it as bare JSON without `data:`, which the SSE reader hands
+ *   out as a message of its own; a `data:` line with that JSON reads the same. Nothing follows an
+ *   `error`.
  *
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures

@@ -62,9 +62,9 @@ export function encodeGeminiTools(tools: readonly ToolDefinition[]): Record<stri
 export function decodeGeminiToolChoice(config: FunctionCallingConfig): ToolChoice | undefined {
   const mode = config?.mode
   switch (mode) {
-    case 'AUTO':
     // VALIDATED lets the model answer in text or call a function (checked by constrained
     // decoding): the same choice as AUTO elsewhere.
+    case 'AUTO':
     case 'VALIDATED':
       return { type: 'auto' }
     case 'NONE':

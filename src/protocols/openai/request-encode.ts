@@ -1,3 +1,4 @@
+import { openAIToolCallId } from './tool-call-id'
 import type {
   ChatRequest,
   FilePart,
@@ -85,7 +86,7 @@ function encodeMessage(message: Message): OpenAIMessage[] {
         part.type === 'tool-call'
           ? [
               {
-                id: part.id,
+                id: openAIToolCallId(part.id),
                 type: 'function',
                 function: { name: part.name, arguments: part.arguments },
               },
@@ -123,7 +124,7 @@ function encodeToolResult(result: ToolResultPart): OpenAIMessage {
     .join('')
   return {
     role: 'tool',
-    tool_call_id: result.toolCallId,
+    tool_call_id: openAIToolCallId(result.toolCallId),
     content: result.isError === true ? `Error: ${text}` : text,
   }
 }
