@@ -444,6 +444,14 @@ describe('openai and anthropic clients × gemini group (translation)', () => {
     })
   })
 
+  it('answers count_tokens from the Anthropic SDK on a gemini group with 404 not_found_error', async () => {
+    const { gateway } = fresh()
+    const error = await anthropicClient(gateway)
+      .messages.countTokens({ model: 'flash', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
+  })
+
   it('answers the Anthropic SDK from Gemini, stream included', async () => {
     const { gateway } = fresh()
     const message = await anthropicClient(gateway).messages.create({
