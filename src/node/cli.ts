@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { createGateway } from '../gateway'
 import { GatewayConfigError } from '../config/parse-config'
 import { parseCliArgs, usage } from './cli-args'
+import { createNodeFetch } from './node-fetch'
 import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
 import { demoBanner } from './demo-banner'
@@ -33,6 +34,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     gateway = createGateway({
       ...(config as object),
+      // node:http relays with about a third less CPU per request than the global fetch
+      // (docs/decisions/0002-node-upstream-transport.md).
+      fetch: createNodeFetch(),
       onEvent: (event) => console.log(formatRequestLog(event)),
     } as Parameters<typeof createGateway>[0])
   } catch (error) {

@@ -94,9 +94,13 @@ export function toIncomingBody(incoming: IncomingMessage, hooks: IncomingBodyHoo
         source.once('end', () => {
           if (finish()) controller.close()
         })
-        const terminated = (cause?: unknown) => fail(new TypeError('terminated', { cause }))
-        source.once('error', terminated)
-        source.once('close', () => terminated(new Error('The connection closed mid-body.')))
+        source.once('error', (cause) => fail(new TypeError('terminated', { cause })))
+        source.once('close', () => {
+          // 'close' follows every 'end' too: build the error (and its stack) only when needed.
+          if (finished) return
+          const cause = new Error('The connection closed mid-body.')
+          fail(new TypeError('terminated', { cause }))
+        })
       },
       pull() {
         source.resume()

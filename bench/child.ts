@@ -1,0 +1,73 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { ChildMessage, ParentMessage } from './server-process'
+
+/** A benchmark target running in its own process. */
+export type Target = {
+  url: string
+  /** The child's total CPU time so far, user plus system, in microseconds. */
+  cpuMicros(): Promise<number>
+  stop(): Promise<void>
+}
+
+const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url))
+const startTimeoutMs = 20_000
+const stopTimeoutMs = 3_000
+
+/**
+ * Forks `server-process.ts` with the parent's `execArgv` (tsx's loader, so TypeScript runs as it
+ * does here) plus `extraExecArgv`, and resolves once the child listens.
+ */
+export function startTarget(
+  args: readonly string[],
+  extraExecArgv: string[] = [],
+): Promise<Target> {
+  const child = fork(entry, [...args], {
+    execArgv: [...process.execArgv, ...extraExecArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${args[0]} did not start within ${startTimeoutMs} ms`))
+    }, startTimeoutMs)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${args[0]} exited with code ${code} before listening`))
+    })
+    child.once('message', (message: ChildMessage) => {
+      if (message.type !== 'ready') return
+      clearTimeout(timer)
+      child.removeAllListeners('exit')
+      resolve({
+        url: message.url,
+        cpuMicros: () => askCpu(child),
+        stop: () => stop(child),
+      })
+    })
+  })
+}
+
+function askCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type !== 'cpu') return
+      child.off('message', onMessage)
+      resolve(message.usage.user + message.usage.system)
+    }
+    child.on('message', onMessage)
+    child.send({ type: 'cpu' } satisfies ParentMessage)
+  })
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.send({ type: 'stop' } satisfies ParentMessage)
+  })
+}
