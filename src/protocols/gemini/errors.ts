@@ -140,8 +140,6 @@ export function geminiErrorToGateway(body: unknown): GatewayError {
 }
 
 function rpcStatusOf(code: number): string {
-  return (
-    rpcStatus.get(code) ??
-    (code >= 500 ? 'INTERNAL' : code >= 400 ? 'FAILED_PRECONDITION' : 'UNKNOWN')
-  )
+  // Statuses Google never answers with (405, 422…) get the name of their class.
+  return rpcStatus.get(code) ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT')
 }

@@ -23,6 +23,7 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/
  * The tool-call id a client sees for a Gemini function call: `fallbackId` (the call's own id or a
  * generated one, which should itself match `^[a-zA-Z0-9_-]+$`) with the signature folded in.
  *
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  * @example
  * encodeGeminiToolCallId('CiQB+/x=', 'call_1') // 'gsig_7_CiQB-_x_call_1'
  */
@@ -39,6 +40,8 @@ export function encodeGeminiToolCallId(signature: string | undefined, fallbackId
 /**
  * Recovers the signature and the original id from an id made by `encodeGeminiToolCallId`. Any
  * other id (one a client or another protocol minted) yields no signature and itself as `id`.
+ *
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 export function decodeGeminiToolCallId(id: string): { signature?: string; id: string } {
   const compact = id.startsWith(COMPACT)
