@@ -119,6 +119,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       complete(status: number, outcome: UsageOutcome) {
         if (emitted) return
         emitted = true
+        // No listener, no event: building it is measurable work on every request.
+        if (onEvent === undefined) return
         runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
       },
     }

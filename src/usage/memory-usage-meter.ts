@@ -27,7 +27,9 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
   const maxRecords = options.maxRecords ?? 1000
   const totals = new Map<string, KeyUsageSummary>()
   const held = new Map<string, Reservation>()
+  // A ring buffer: once full, each record overwrites the oldest without shifting the rest.
   const recent: UsageRecord[] = []
+  let oldest = 0
   let nextReservation = 0
 
   const totalsOf = (keyId: string): KeyUsageSummary => {
@@ -79,8 +81,11 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         summary.cachedInputTokens += record.usage.cachedInputTokens
         summary.totalTokens += record.usage.totalTokens
       }
-      recent.push(record)
-      if (recent.length > maxRecords) recent.splice(0, recent.length - maxRecords)
+      if (recent.length < maxRecords) recent.push(record)
+      else if (maxRecords > 0) {
+        recent[oldest] = record
+        oldest = (oldest + 1) % maxRecords
+      }
     },
     release(reservation) {
       drop(reservation)
@@ -89,7 +94,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       return { ...totalsOf(keyId) }
     },
     records() {
-      return recent.slice()
+      return [...recent.slice(oldest), ...recent.slice(0, oldest)]
     },
   }
 }

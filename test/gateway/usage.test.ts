@@ -250,3 +250,36 @@ describe('client disconnect', () => {
     expect(meter.records()[0]).toMatchObject({ outcome: 'aborted' })
   })
 })
+
+describe('memory usage meter', () => {
+  it('keeps the most recent records, oldest first, once its ring is full', async () => {
+    const { createMemoryUsageMeter } = await import('../../src/index')
+    const meter = createMemoryUsageMeter({ maxRecords: 3 })
+    for (let index = 1; index <= 5; index += 1) {
+      const reserved = await meter.reserve({
+        requestId: `r${index}`,
+        keyId: 'k',
+        quotaTokens: undefined,
+        estimatedTokens: 1,
+      })
+      if (!reserved.granted) throw new Error('refused')
+      await meter.settle(reserved.reservation, {
+        requestId: `r${index}`,
+        keyId: 'k',
+        groupId: 'g',
+        providerId: 'p',
+        model: 'm',
+        upstreamModel: 'm',
+        route: 'chat.completions',
+        stream: false,
+        usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, totalTokens: 2 },
+        outcome: 'ok',
+        status: 200,
+        startedAt: 0,
+        durationMs: 1,
+      })
+    }
+    expect(meter.records().map((record) => record.requestId)).toEqual(['r3', 'r4', 'r5'])
+    expect(meter.summary('k')).toMatchObject({ requests: 5, totalTokens: 10, reservedTokens: 0 })
+  })
+})
