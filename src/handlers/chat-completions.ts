@@ -2,19 +2,15 @@ import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
-import { parseJson } from '../internal/json'
-import { findTopLevelMembers } from '../internal/json-members'
 import { openAIPassthroughStream } from '../protocols/openai/passthrough-stream'
 import { decodeOpenAIRequest } from '../protocols/openai/request-decode'
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../protocols/openai/request-schema'
 import { rewriteOpenAIChatBody } from '../protocols/openai/rewrite-body'
 import { readOpenAIUsage } from '../protocols/openai/usage'
 import { relayCall, type CallPlan } from '../relay/relay-call'
+import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
 import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
-import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { estimateTokens } from '../usage/estimate-tokens'
 
 /**
  * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
@@ -26,31 +22,19 @@ export async function handleChatCompletions(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const key = scope.key!
   const text = await readRequestText(scope.request, runtime.maxBodyBytes)
   const body = parseJsonBody(text, openAIChatRequestSchema)
-  const stream = body.stream === true
-  scope.event.model = body.model
-  scope.event.stream = stream
-  const route = await resolveRoute(runtime.registry, key, body.model, runtime.groupIdRouting)
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  Object.assign(scope.event, {
-    group: route.group.id,
-    upstreamModel: route.model.upstreamModel,
-    provider: provider.id,
-  })
-  const common = {
-    route,
-    provider,
+  const common = await routeCall(runtime, scope, {
     model: body.model,
-    stream,
-    estimatedTokens: estimateTokens(text) + (body.max_completion_tokens ?? body.max_tokens ?? 0),
-  }
+    stream: body.stream === true,
+    text,
+    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+  })
   const plan: CallPlan =
-    provider.protocol === 'openai'
+    common.provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, text, body, common)
       : translatedPlan(runtime, scope, openAIRequestForTranslation(body), 'openai', common)
-  return relayCall(runtime, scope, key, plan)
+  return relayCall(runtime, scope, scope.key!, plan)
 }
 
 function passthroughPlan(
@@ -69,15 +53,7 @@ function passthroughPlan(
     }),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
     // The upstream's bytes go back unchanged; only its `usage` member is located and parsed.
-    answerJson(answer) {
-      const span = findTopLevelMembers(answer)?.members.get('usage')
-      const parsed =
-        span === undefined ? undefined : parseJson(answer.slice(span.valueStart, span.valueEnd))
-      return {
-        body: answer,
-        usage: parsed?.ok === true ? readOpenAIUsage(parsed.value) : undefined,
-      }
-    },
+    answerJson: (answer) => passthroughJsonAnswer(answer, 'usage', readOpenAIUsage),
     translator: () =>
       openAIPassthroughStream({ clientWantsUsage: body.stream_options?.include_usage === true }),
   }

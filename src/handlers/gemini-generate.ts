@@ -3,18 +3,14 @@ import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
-import { parseJson } from '../internal/json'
-import { findTopLevelMembers } from '../internal/json-members'
 import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
 import { geminiPassthroughStream } from '../protocols/gemini/passthrough-stream'
 import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
 import { geminiGenerateContentBodySchema } from '../protocols/gemini/request-schema'
 import { relayCall, type CallPlan } from '../relay/relay-call'
+import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
-import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { estimateTokens } from '../usage/estimate-tokens'
 
 /** The call name in a Gemini path; clients may write it `models/<name>`. */
 export function geminiCallName(scope: RequestScope): string {
@@ -35,7 +31,6 @@ export async function handleGeminiGenerate(
   scope: RequestScope,
   stream: boolean,
 ): Promise<Response> {
-  const key = scope.key!
   if (stream && scope.url.searchParams.get('alt') !== 'sse') {
     throw new GatewayError(
       'invalid_request',
@@ -47,24 +42,13 @@ export async function handleGeminiGenerate(
   }
   const text = await readRequestText(scope.request, runtime.maxBodyBytes)
   const body = parseJsonBody(text, geminiGenerateContentBodySchema)
-  const callName = geminiCallName(scope)
-  scope.event.model = callName
-  scope.event.stream = stream
-  const route = await resolveRoute(runtime.registry, key, callName, runtime.groupIdRouting)
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  Object.assign(scope.event, {
-    group: route.group.id,
-    upstreamModel: route.model.upstreamModel,
-    provider: provider.id,
-  })
-  const maxOutput = body.generationConfig?.maxOutputTokens ?? 0
-  const common = {
-    route,
-    provider,
-    model: callName,
+  const common = await routeCall(runtime, scope, {
+    model: geminiCallName(scope),
     stream,
-    estimatedTokens: estimateTokens(text) + maxOutput,
-  }
+    text,
+    maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined,
+  })
+  const { route, provider } = common
   const plan: CallPlan =
     provider.protocol === 'gemini'
       ? {
@@ -72,20 +56,10 @@ export async function handleGeminiGenerate(
           operation: stream ? 'stream-generate-content' : 'generate-content',
           body: text,
           headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-          answerJson(answer) {
-            const span = findTopLevelMembers(answer)?.members.get('usageMetadata')
-            const parsed =
-              span === undefined
-                ? undefined
-                : parseJson(answer.slice(span.valueStart, span.valueEnd))
-            return {
-              body: answer,
-              usage:
-                parsed?.ok === true
-                  ? toTokenUsage(geminiUsageToCanonical(parsed.value))
-                  : undefined,
-            }
-          },
+          answerJson: (answer) =>
+            passthroughJsonAnswer(answer, 'usageMetadata', (usage) =>
+              toTokenUsage(geminiUsageToCanonical(usage)),
+            ),
           translator: geminiPassthroughStream,
         }
       : translatedPlan(
@@ -95,5 +69,5 @@ export async function handleGeminiGenerate(
           'gemini',
           common,
         )
-  return relayCall(runtime, scope, key, plan)
+  return relayCall(runtime, scope, scope.key!, plan)
 }

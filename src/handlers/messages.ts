@@ -2,7 +2,6 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
 import { findTopLevelMembers, applyEdits } from '../internal/json-members'
-import { parseJson } from '../internal/json'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
 import { anthropicPassthroughStream } from '../protocols/anthropic/passthrough-stream'
 import { decodeAnthropicRequest } from '../protocols/anthropic/request-decode'
@@ -15,12 +14,10 @@ import {
   withoutGatewayThinking,
 } from '../protocols/anthropic/thinking-signature'
 import { relayCall, type CallPlan } from '../relay/relay-call'
+import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
-import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
 import { toTokenUsage } from '../canonical/usage'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { estimateTokens } from '../usage/estimate-tokens'
 
 /** Client headers an Anthropic upstream gets on passthrough: the API version and the betas. */
 export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta'] as const
@@ -35,28 +32,17 @@ export async function handleMessages(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const key = scope.key!
   const text = await readRequestText(scope.request, runtime.maxBodyBytes)
   const body = parseJsonBody(text, anthropicMessagesRequestSchema)
-  const stream = body.stream === true
-  scope.event.model = body.model
-  scope.event.stream = stream
-  const route = await resolveRoute(runtime.registry, key, body.model, runtime.groupIdRouting)
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  Object.assign(scope.event, {
-    group: route.group.id,
-    upstreamModel: route.model.upstreamModel,
-    provider: provider.id,
-  })
-  const common = {
-    route,
-    provider,
+  const common = await routeCall(runtime, scope, {
     model: body.model,
-    stream,
-    estimatedTokens: estimateTokens(text) + body.max_tokens,
-  }
+    stream: body.stream === true,
+    text,
+    maxOutputTokens: body.max_tokens,
+  })
+  const route = common.route
   const plan: CallPlan =
-    provider.protocol === 'anthropic'
+    common.provider.protocol === 'anthropic'
       ? {
           ...common,
           operation: 'messages',
@@ -65,24 +51,14 @@ export async function handleMessages(
             ...runtime.forwardHeaders,
             ...anthropicPassthroughHeaders,
           ]),
-          answerJson(answer) {
-            const span = findTopLevelMembers(answer)?.members.get('usage')
-            const parsed =
-              span === undefined
-                ? undefined
-                : parseJson(answer.slice(span.valueStart, span.valueEnd))
-            return {
-              body: answer,
-              usage:
-                parsed?.ok === true
-                  ? toTokenUsage(anthropicUsageToCanonical(parsed.value))
-                  : undefined,
-            }
-          },
+          answerJson: (answer) =>
+            passthroughJsonAnswer(answer, 'usage', (usage) =>
+              toTokenUsage(anthropicUsageToCanonical(usage)),
+            ),
           translator: anthropicPassthroughStream,
         }
       : translatedPlan(runtime, scope, decodeAnthropicRequest(body), 'anthropic', common)
-  return relayCall(runtime, scope, key, plan)
+  return relayCall(runtime, scope, scope.key!, plan)
 }
 
 /**

@@ -1,0 +1,49 @@
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { parseJson } from '../internal/json'
+import { findTopLevelMembers } from '../internal/json-members'
+import { pickUpstream } from '../routing/pick-upstream'
+import { resolveRoute } from '../routing/resolve-route'
+import type { TokenUsage } from '../usage/usage-meter'
+import { estimateTokens } from '../usage/estimate-tokens'
+import type { CommonPlan } from './translated-plan'
+
+/**
+ * The first steps of every generation call: resolve the call name to a group, pick an upstream,
+ * note both in the request's event, and estimate the tokens to reserve (the body's estimate plus
+ * the requested output limit).
+ */
+export async function routeCall(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  call: { model: string; stream: boolean; text: string; maxOutputTokens: number | undefined },
+): Promise<CommonPlan> {
+  scope.event.model = call.model
+  scope.event.stream = call.stream
+  const route = await resolveRoute(runtime.registry, scope.key!, call.model, runtime.groupIdRouting)
+  const provider = pickUpstream(route.group.upstreams, runtime.random)
+  scope.event.group = route.group.id
+  scope.event.upstreamModel = route.model.upstreamModel
+  scope.event.provider = provider.id
+  return {
+    route,
+    provider,
+    model: call.model,
+    stream: call.stream,
+    estimatedTokens: estimateTokens(call.text) + (call.maxOutputTokens ?? 0),
+  }
+}
+
+/**
+ * The usage of a passthrough JSON answer, read without decoding the whole body: only the named
+ * top-level member (`usage`, `usageMetadata`) is located and parsed; the body goes back as it is.
+ */
+export function passthroughJsonAnswer(
+  answer: string,
+  member: string,
+  readUsage: (value: unknown) => TokenUsage | undefined,
+): { body: string; usage: TokenUsage | undefined } {
+  const span = findTopLevelMembers(answer)?.members.get(member)
+  const parsed =
+    span === undefined ? undefined : parseJson(answer.slice(span.valueStart, span.valueEnd))
+  return { body: answer, usage: parsed?.ok === true ? readUsage(parsed.value) : undefined }
+}
