@@ -1,3 +1,7 @@
+import type { StreamDecoder } from '../../src/canonical/stream-codec'
+import type { StreamEvent } from '../../src/canonical/types'
+import { createSseReader } from '../../src/sse/sse-reader'
+
 const encoder = new TextEncoder()
 
 /** A byte stream that delivers `bytes` in the given pieces. */
@@ -39,4 +43,30 @@ export function randomSplit(text: string, seed: number): Uint8Array[] {
 /** Every byte as its own chunk. */
 export function byteByByte(text: string): Uint8Array[] {
   return Array.from(encoder.encode(text), (byte) => Uint8Array.of(byte))
+}
+
+/** A deterministic id generator: `gen-1`, `gen-2`… */
+export function idGenerator(prefix = 'gen'): () => string {
+  let count = 0
+  return () => {
+    count += 1
+    return `${prefix}-${count}`
+  }
+}
+
+/**
+ * Decodes an SSE body delivered in the given byte chunks through the real SSE reader and a
+ * protocol's stream decoder, including what the decoder owes at the end.
+ */
+export async function decodeSseChunks(
+  chunks: readonly Uint8Array[],
+  decoder: StreamDecoder,
+): Promise<StreamEvent[]> {
+  const reader = createSseReader(streamOfChunks(chunks), { maxBufferSize: 1 << 20 })
+  const events: StreamEvent[] = []
+  for (let message = await reader.next(); message !== undefined; message = await reader.next()) {
+    events.push(...decoder.push(message))
+  }
+  events.push(...decoder.end())
+  return events
 }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { StreamEvent } from '../../../src/canonical/types'
 import { createGeminiStreamDecoder } from '../../../src/protocols/gemini/stream-decode'
-import { createSseReader } from '../../../src/sse/sse-reader'
-import { streamOfChunks } from '../../helpers/streams'
+import { decodeSseChunks, idGenerator } from '../../helpers/streams'
 
 const encoder = new TextEncoder()
 
@@ -22,25 +21,9 @@ export function withLineEnd(text: string, lineEnd: string): string {
   return text.replaceAll('\n', lineEnd)
 }
 
-/** A deterministic id generator: `gen-1`, `gen-2`… */
-export function idGenerator(prefix = 'gen'): () => string {
-  let count = 0
-  return () => {
-    count += 1
-    return `${prefix}-${count}`
-  }
-}
-
 /** Decodes an SSE body delivered in the given byte chunks, through the real SSE reader. */
-export async function decodeChunks(chunks: readonly Uint8Array[]): Promise<StreamEvent[]> {
-  const reader = createSseReader(streamOfChunks(chunks), { maxBufferSize: 1 << 20 })
-  const decoder = createGeminiStreamDecoder({ generateId: idGenerator() })
-  const events: StreamEvent[] = []
-  for (let message = await reader.next(); message !== undefined; message = await reader.next()) {
-    events.push(...decoder.push(message))
-  }
-  events.push(...decoder.end())
-  return events
+export function decodeChunks(chunks: readonly Uint8Array[]): Promise<StreamEvent[]> {
+  return decodeSseChunks(chunks, createGeminiStreamDecoder({ generateId: idGenerator() }))
 }
 
 /** Decodes SSE text delivered in one piece. */
@@ -72,3 +55,5 @@ export function response(
     responseId: 'resp-test',
   }
 }
+
+export { idGenerator }

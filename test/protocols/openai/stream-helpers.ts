@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { StreamEvent } from '../../../src/canonical/types'
 import { createOpenAIStreamDecoder } from '../../../src/protocols/openai/stream-decode'
-import { createSseReader } from '../../../src/sse/sse-reader'
-import { streamOfChunks } from '../../helpers/streams'
+import { decodeSseChunks, idGenerator } from '../../helpers/streams'
 
 const encoder = new TextEncoder()
 
@@ -23,25 +22,9 @@ export function readFixture(name: string): string {
   return readFileSync(new URL(`../../fixtures/openai/${name}`, import.meta.url), 'utf8')
 }
 
-/** A deterministic id generator: `gen-1`, `gen-2`… */
-export function idGenerator(prefix = 'gen'): () => string {
-  let count = 0
-  return () => {
-    count += 1
-    return `${prefix}-${count}`
-  }
-}
-
 /** Decodes an SSE body delivered in the given byte chunks, through the real SSE reader. */
-export async function decodeChunks(chunks: readonly Uint8Array[]): Promise<StreamEvent[]> {
-  const reader = createSseReader(streamOfChunks(chunks), { maxBufferSize: 1 << 20 })
-  const decoder = createOpenAIStreamDecoder({ generateId: idGenerator() })
-  const events: StreamEvent[] = []
-  for (let message = await reader.next(); message !== undefined; message = await reader.next()) {
-    events.push(...decoder.push(message))
-  }
-  events.push(...decoder.end())
-  return events
+export function decodeChunks(chunks: readonly Uint8Array[]): Promise<StreamEvent[]> {
+  return decodeSseChunks(chunks, createOpenAIStreamDecoder({ generateId: idGenerator() }))
 }
 
 /** Decodes SSE text delivered in one piece. */
@@ -90,3 +73,5 @@ export function fragment(index: number | undefined, args: string, id?: string) {
 export function toolEvents(events: StreamEvent[]) {
   return events.filter((event) => event.type.startsWith('tool-call'))
 }
+
+export { idGenerator }
