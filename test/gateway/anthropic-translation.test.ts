@@ -1,238 +1,19 @@
-import { readFileSync } from 'node:fs'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { anthropicMessage, anthropicTextFrames } from '../helpers/anthropic-upstream'
+import { gatewayUrl, keys, openAIClient } from '../helpers/gateway'
+import { chatCompletion, chatStreamFrames, upstreamApiKey } from '../helpers/upstream'
 import {
-  anthropicApiKey,
-  anthropicBaseUrl,
-  anthropicHandlers,
-  anthropicMessage,
-  anthropicTextFrames,
-} from '../helpers/anthropic-upstream'
-import { buildGateway, fetchThrough, gatewayUrl, keys, openAIClient } from '../helpers/gateway'
-import {
-  chatCompletion,
-  chatStreamFrames,
-  createMockUpstream,
-  upstreamApiKey,
-  upstreamBaseUrl,
-  type UpstreamBehaviour,
-  type UpstreamCallRecord,
-} from '../helpers/upstream'
-
-const openai = createMockUpstream()
-const anthropicCalls: UpstreamCallRecord[] = []
-let anthropicBehaviour: UpstreamBehaviour = {
-  kind: 'json',
-  body: anthropicMessage([{ type: 'text', text: 'Hi from Claude' }]),
-}
-openai.server.use(
-  ...anthropicHandlers({ calls: anthropicCalls, behaviour: () => anthropicBehaviour }),
-)
-beforeAll(() => openai.server.listen({ onUnhandledRequest: 'error' }))
-afterAll(() => openai.server.close())
-afterEach(() => {
-  anthropicBehaviour = {
-    kind: 'json',
-    body: anthropicMessage([{ type: 'text', text: 'Hi from Claude' }]),
-  }
-})
-
-const fixture = (name: string) =>
-  readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')
-const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((frame) => frame.trim() !== '')
-const lastAnthropicBody = () => JSON.parse(anthropicCalls.at(-1)!.body) as Record<string, any>
-
-function gateway() {
-  return buildGateway({
-    groups: [
-      {
-        id: 'claude',
-        protocol: 'anthropic',
-        models: ['claude-sonnet', { name: 'sonnet', upstreamModel: 'claude-sonnet-4-5' }],
-        upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
-      },
-      {
-        id: 'gpt',
-        protocol: 'openai',
-        models: ['gpt-4o-mini', 'deepseek-chat'],
-        upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
-      },
-    ],
-    keys: [{ key: keys.main }, { key: keys.limited, quota: { tokens: 30 } }],
-  })
-}
-
-function anthropicClient(
-  handler: ReturnType<typeof gateway>['gateway'],
-  apiKey: string = keys.main,
-) {
-  return new Anthropic({ apiKey, baseURL: gatewayUrl, fetch: fetchThrough(handler), maxRetries: 0 })
-}
-
-describe('messages client × anthropic group (passthrough)', () => {
-  it('relays messages.create byte for byte but for the model, with the group key and the client version headers', async () => {
-    const { gateway: handler, meter } = gateway()
-    const message = await anthropicClient(handler).messages.create(
-      { model: 'sonnet', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] },
-      { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } },
-    )
-    expect(message.content).toEqual([{ type: 'text', text: 'Hi from Claude' }])
-    const call = anthropicCalls.at(-1)!
-    expect(call.url).toBe(`${anthropicBaseUrl}/v1/messages`)
-    expect(call.headers.get('x-api-key')).toBe(anthropicApiKey)
-    expect(call.headers.get('authorization')).toBeNull()
-    expect(call.headers.get('anthropic-version')).toBeTruthy()
-    expect(call.headers.get('anthropic-beta')).toBe('prompt-caching-2024-07-31')
-    expect(lastAnthropicBody()['model']).toBe('claude-sonnet-4-5')
-    expect(meter.records().at(-1)?.usage).toEqual({
-      inputTokens: 35,
-      outputTokens: 12,
-      cachedInputTokens: 10,
-      totalTokens: 47,
-    })
-  })
-
-  it('streams with messages.stream() and finalMessage(), metering cumulative usage', async () => {
-    const { gateway: handler, meter } = gateway()
-    anthropicBehaviour = { kind: 'sse', frames: anthropicTextFrames(['Hel', 'lo']) }
-    const stream = anthropicClient(handler).messages.stream({
-      model: 'claude-sonnet',
-      max_tokens: 50,
-      messages: [{ role: 'user', content: 'Hi' }],
-    })
-    const final = await stream.finalMessage()
-    expect(final.content).toEqual(
-      [{ type: 'text', text: 'Hello', citations: null }].map(({ citations, ...rest }) =>
-        citations === null ? rest : rest,
-      ),
-    )
-    expect(meter.records().at(-1)).toMatchObject({
-      outcome: 'ok',
-      usage: { inputTokens: 42, outputTokens: 2, cachedInputTokens: 7 },
-    })
-  })
-
-  it('answers count_tokens from the upstream, with or without ?beta=true', async () => {
-    const { gateway: handler } = gateway()
-    const client = anthropicClient(handler)
-    expect(
-      await client.messages.countTokens({
-        model: 'claude-sonnet',
-        messages: [{ role: 'user', content: 'Hi' }],
-      }),
-    ).toEqual({ input_tokens: 42 })
-    expect(
-      await client.beta.messages.countTokens({
-        model: 'claude-sonnet',
-        messages: [{ role: 'user', content: 'Hi' }],
-      }),
-    ).toEqual({ input_tokens: 42 })
-    expect(anthropicCalls.at(-1)?.url).toBe(`${anthropicBaseUrl}/v1/messages/count_tokens`)
-  })
-
-  it('keeps an upstream 529 as 529 overloaded_error', async () => {
-    const { gateway: handler } = gateway()
-    anthropicBehaviour = {
-      kind: 'error',
-      status: 529,
-      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-    }
-    const error = await anthropicClient(handler)
-      .messages.create({
-        model: 'claude-sonnet',
-        max_tokens: 10,
-        messages: [{ role: 'user', content: 'x' }],
-      })
-      .catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(Anthropic.InternalServerError)
-    expect(error).toMatchObject({
-      status: 529,
-      error: { type: 'error', error: { type: 'overloaded_error' } },
-    })
-  })
-
-  it('throws after the partial text when the upstream stream fails', async () => {
-    const { gateway: handler, meter } = gateway()
-    anthropicBehaviour = {
-      kind: 'sse',
-      frames: anthropicTextFrames(['partial ', 'text'], { failAfterText: true }),
-    }
-    const stream = anthropicClient(handler).messages.stream({
-      model: 'claude-sonnet',
-      max_tokens: 50,
-      messages: [{ role: 'user', content: 'Hi' }],
-    })
-    let text = ''
-    stream.on('text', (delta) => void (text += delta))
-    await expect(stream.finalMessage()).rejects.toMatchObject({
-      error: { error: { type: 'overloaded_error' } },
-    })
-    expect(text).toBe('partial text')
-    expect(meter.records().at(-1)?.outcome).toBe('error')
-  })
-})
-
-describe('messages client errors', () => {
-  it('answers a bad key with 401 authentication_error', async () => {
-    const { gateway: handler } = gateway()
-    const error = await anthropicClient(handler, 'sk-nope-0123456789abcdefghij')
-      .messages.create({
-        model: 'claude-sonnet',
-        max_tokens: 5,
-        messages: [{ role: 'user', content: 'x' }],
-      })
-      .catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(Anthropic.AuthenticationError)
-    expect(error).toMatchObject({
-      status: 401,
-      error: { type: 'error', error: { type: 'authentication_error' } },
-    })
-  })
-
-  it('answers a missing max_tokens with 400 invalid_request_error', async () => {
-    const { gateway: handler } = gateway()
-    const error = await anthropicClient(handler)
-      .messages.create({
-        model: 'claude-sonnet',
-        messages: [{ role: 'user', content: 'x' }],
-      } as never)
-      .catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
-    expect(error).toMatchObject({
-      error: {
-        error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
-      },
-    })
-  })
-
-  it('answers count_tokens on an openai group with 404 not_found_error, without calling any upstream', async () => {
-    const { gateway: handler, events } = gateway()
-    const callsBefore = openai.calls.length + anthropicCalls.length
-    const error = await anthropicClient(handler)
-      .messages.countTokens({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
-      .catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
-    expect(error).toMatchObject({ error: { type: 'error', error: { type: 'not_found_error' } } })
-    expect(openai.calls.length + anthropicCalls.length).toBe(callsBefore)
-    expect(events.at(-1)).toMatchObject({ route: 'count_tokens', status: 404 })
-    expect(events.at(-1)?.provider).toBeUndefined()
-  })
-
-  it('answers an exhausted quota with 429 rate_limit_error', async () => {
-    const { gateway: handler } = gateway()
-    const client = anthropicClient(handler, keys.limited)
-    await client.messages.create({
-      model: 'claude-sonnet',
-      max_tokens: 5,
-      messages: [{ role: 'user', content: 'x' }],
-    })
-    const error = await client.messages
-      .create({ model: 'claude-sonnet', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
-      .catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
-  })
-})
+  anthropicCalls,
+  anthropicClient,
+  fixture,
+  framesOf,
+  gateway,
+  lastAnthropicBody,
+  openai,
+  upstreams,
+} from './anthropic-setup'
 
 describe('messages client × openai group (translation)', () => {
   it('translates a Claude Code-shaped request and answers in Anthropic shape', async () => {
@@ -557,7 +338,7 @@ describe('messages client × openai group (translation)', () => {
 describe('chat-completions client × anthropic group (translation)', () => {
   it('translates text both ways and echoes the call name', async () => {
     const { gateway: handler, meter } = gateway()
-    anthropicBehaviour = {
+    upstreams.anthropic = {
       kind: 'json',
       body: anthropicMessage([{ type: 'text', text: 'Bonjour' }]),
     }
@@ -592,7 +373,7 @@ describe('chat-completions client × anthropic group (translation)', () => {
 
   it('streams to the openai SDK with the usage chunk it asked for', async () => {
     const { gateway: handler } = gateway()
-    anthropicBehaviour = { kind: 'sse', frames: framesOf(fixture('anthropic/text.sse')) }
+    upstreams.anthropic = { kind: 'sse', frames: framesOf(fixture('anthropic/text.sse')) }
     const stream = openAIClient(handler).chat.completions.stream({
       model: 'claude-sonnet',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -608,7 +389,7 @@ describe('chat-completions client × anthropic group (translation)', () => {
 
   it('streams tool calls with index, id, name and argument fragments', async () => {
     const { gateway: handler } = gateway()
-    anthropicBehaviour = { kind: 'sse', frames: framesOf(fixture('anthropic/tool-use.sse')) }
+    upstreams.anthropic = { kind: 'sse', frames: framesOf(fixture('anthropic/tool-use.sse')) }
     const final = await openAIClient(handler)
       .chat.completions.stream({
         model: 'claude-sonnet',
@@ -682,7 +463,7 @@ describe('chat-completions client × anthropic group (translation)', () => {
 
   it('answers an upstream 529 as 503 to the openai SDK', async () => {
     const { gateway: handler } = gateway()
-    anthropicBehaviour = {
+    upstreams.anthropic = {
       kind: 'error',
       status: 529,
       body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
@@ -699,7 +480,7 @@ describe('chat-completions client × anthropic group (translation)', () => {
 
   it('throws after the partial text when the Anthropic stream reports an error', async () => {
     const { gateway: handler, meter } = gateway()
-    anthropicBehaviour = {
+    upstreams.anthropic = {
       kind: 'sse',
       frames: anthropicTextFrames(['partial ', 'answer'], { failAfterText: true }),
     }
@@ -749,49 +530,5 @@ describe('usage on translated paths', () => {
       outcome: 'aborted',
       usage: { inputTokens: 40, outputTokens: 3, totalTokens: 43 },
     })
-  })
-})
-
-describe('the mock upstream in an anthropic group', () => {
-  it('answers the Anthropic SDK: create, stream and count_tokens', async () => {
-    const { gateway: handler } = buildGateway({
-      groups: [
-        {
-          id: 'demo',
-          protocol: 'anthropic',
-          models: ['demo-claude'],
-          upstreams: [{ provider: 'mock' }],
-        },
-      ],
-      keys: [{ key: keys.main }],
-    })
-    const client = anthropicClient(handler)
-    const message = await client.messages.create({
-      model: 'demo-claude',
-      max_tokens: 50,
-      messages: [{ role: 'user', content: 'ping' }],
-    })
-    expect(message.content).toEqual([{ type: 'text', text: 'You said: ping' }])
-    const final = await client.messages
-      .stream({
-        model: 'demo-claude',
-        max_tokens: 50,
-        messages: [{ role: 'user', content: 'a stream' }],
-      })
-      .finalMessage()
-    expect(final.content).toMatchObject([{ type: 'text', text: 'You said: a stream' }])
-    expect(
-      (
-        await client.messages.countTokens({
-          model: 'demo-claude',
-          messages: [{ role: 'user', content: 'count me' }],
-        })
-      ).input_tokens,
-    ).toBeGreaterThan(0)
-    const completion = await openAIClient(handler).chat.completions.create({
-      model: 'demo-claude',
-      messages: [{ role: 'user', content: 'from openai' }],
-    })
-    expect(completion.choices[0]?.message.content).toBe('You said: from openai')
   })
 })
