@@ -103,9 +103,12 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = new URL(request.url)
-    let answerAs: 'openai' | 'anthropic' | 'gemini' = request.headers.has('anthropic-version')
-      ? 'anthropic'
-      : 'openai'
+    // The route decides the error shape; for an unknown route, the path and headers hint at it.
+    let answerAs: 'openai' | 'anthropic' | 'gemini' = url.pathname.includes('/v1beta/')
+      ? 'gemini'
+      : request.headers.has('anthropic-version')
+        ? 'anthropic'
+        : 'openai'
     let emitted = false
     const scope: RequestScope = {
       request,

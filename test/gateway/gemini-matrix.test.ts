@@ -563,3 +563,31 @@ describe('tool names and ids across Gemini', () => {
     expect(messages[2]?.tool_call_id).toBe(id)
   })
 })
+
+describe('Gemini routes', () => {
+  it('answers an unknown /v1beta path with 404 in Google shape', async () => {
+    const { gateway } = fresh()
+    const response = await gateway(
+      new Request(`${gatewayUrl}/v1beta/models/flash:embedContent?key=${keys.main}`, {
+        method: 'POST',
+        body: '{}',
+      }),
+    )
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } })
+  })
+
+  it('answers streamGenerateContent without alt=sse with 400 INVALID_ARGUMENT', async () => {
+    const { gateway } = fresh()
+    const response = await gateway(
+      new Request(`${gatewayUrl}/v1beta/models/flash:streamGenerateContent?key=${keys.main}`, {
+        method: 'POST',
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }),
+      }),
+    )
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({
+      error: { code: 400, status: 'INVALID_ARGUMENT' },
+    })
+  })
+})
