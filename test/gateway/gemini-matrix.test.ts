@@ -591,3 +591,56 @@ describe('Gemini routes', () => {
     })
   })
 })
+
+describe('thought signatures through an Anthropic client', () => {
+  it('TOOL-H-09: a Gemini thought signature survives a tool_use round trip through the Anthropic SDK', async () => {
+    const { gateway } = fresh()
+    geminiBehaviour = {
+      kind: 'json',
+      body: geminiResponse([
+        {
+          functionCall: { name: 'get_weather', args: { city: 'Oslo' } },
+          thoughtSignature: 'U2lnbmVkK2J5L0dlbWluaT0=',
+        },
+      ]),
+    }
+    const message = await anthropicClient(gateway).messages.create({
+      model: 'flash',
+      max_tokens: 50,
+      tools: [
+        {
+          name: 'get_weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
+      messages: [{ role: 'user', content: 'Weather?' }],
+    })
+    const use = message.content.find((block) => block.type === 'tool_use')
+    if (use?.type !== 'tool_use') throw new Error('expected a tool_use block')
+    expect(use.id).toMatch(/^[a-zA-Z0-9_-]+$/)
+    geminiBehaviour = defaultGemini
+    await anthropicClient(gateway).messages.create({
+      model: 'flash',
+      max_tokens: 50,
+      tools: [
+        {
+          name: 'get_weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: [use] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'cold' }] },
+      ],
+    })
+    const sent = JSON.parse(lastGemini().body)
+    expect(sent.contents[1].parts[0]).toMatchObject({
+      functionCall: { name: 'get_weather', args: { city: 'Oslo' } },
+      thoughtSignature: 'U2lnbmVkK2J5L0dlbWluaT0=',
+    })
+    expect(sent.contents[2].parts[0]).toMatchObject({
+      functionResponse: { name: 'get_weather', response: { result: 'cold' } },
+    })
+  })
+})
