@@ -13,6 +13,11 @@ export function parseJson(text: string): JsonResult {
   }
 }
 
+/** A finite number read from JSON, or `undefined` for anything else (never a silent zero). */
+export function finiteNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
 /** True for a plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

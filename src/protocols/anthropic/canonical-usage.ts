@@ -1,5 +1,5 @@
 import type { Usage } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { finiteNumber, isJsonObject } from '../../internal/json'
 
 /**
  * Anthropic usage ↔ canonical usage. `input_tokens` excludes cache reads and writes, so the total
@@ -9,9 +9,9 @@ import { isJsonObject } from '../../internal/json'
  */
 export function anthropicUsageToCanonical(usage: unknown): Usage {
   if (!isJsonObject(usage)) return { input: {}, output: {} }
-  const uncached = numberOr(usage['input_tokens'])
-  const cacheRead = numberOr(usage['cache_read_input_tokens'])
-  const cacheWrite = numberOr(usage['cache_creation_input_tokens'])
+  const uncached = finiteNumber(usage['input_tokens'])
+  const cacheRead = finiteNumber(usage['cache_read_input_tokens'])
+  const cacheWrite = finiteNumber(usage['cache_creation_input_tokens'])
   const anyInput = uncached !== undefined || cacheRead !== undefined || cacheWrite !== undefined
   return {
     input: {
@@ -20,7 +20,7 @@ export function anthropicUsageToCanonical(usage: unknown): Usage {
       cacheRead,
       cacheWrite,
     },
-    output: { total: numberOr(usage['output_tokens']) },
+    output: { total: finiteNumber(usage['output_tokens']) },
   }
 }
 
@@ -36,8 +36,4 @@ export function canonicalUsageToAnthropic(usage: Usage) {
     cache_read_input_tokens: cacheRead,
     output_tokens: usage.output.total ?? 0,
   }
-}
-
-function numberOr(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
 }

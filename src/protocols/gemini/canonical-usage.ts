@@ -1,5 +1,5 @@
 import type { Usage } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { finiteNumber, isJsonObject } from '../../internal/json'
 
 /**
  * Gemini `usageMetadata` → canonical usage. `promptTokenCount` already includes
@@ -12,11 +12,11 @@ import { isJsonObject } from '../../internal/json'
  */
 export function geminiUsageToCanonical(usageMetadata: unknown): Usage {
   if (!isJsonObject(usageMetadata)) return { input: {}, output: {} }
-  const prompt = numberOr(usageMetadata['promptTokenCount'])
-  const toolUsePrompt = numberOr(usageMetadata['toolUsePromptTokenCount'])
-  const cacheRead = numberOr(usageMetadata['cachedContentTokenCount'])
-  const candidates = numberOr(usageMetadata['candidatesTokenCount'])
-  const thoughts = numberOr(usageMetadata['thoughtsTokenCount'])
+  const prompt = finiteNumber(usageMetadata['promptTokenCount'])
+  const toolUsePrompt = finiteNumber(usageMetadata['toolUsePromptTokenCount'])
+  const cacheRead = finiteNumber(usageMetadata['cachedContentTokenCount'])
+  const candidates = finiteNumber(usageMetadata['candidatesTokenCount'])
+  const thoughts = finiteNumber(usageMetadata['thoughtsTokenCount'])
   const inputTotal =
     prompt === undefined && toolUsePrompt === undefined
       ? undefined
@@ -64,8 +64,4 @@ export function canonicalUsageToGemini(usage: Usage): GeminiUsageMetadata {
     ...(cacheRead > 0 ? { cachedContentTokenCount: cacheRead } : {}),
     totalTokenCount: prompt + candidates + thoughts,
   }
-}
-
-function numberOr(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
 }

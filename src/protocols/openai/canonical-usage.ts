@@ -1,5 +1,7 @@
 import type { Usage } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { toTokenUsage } from '../../canonical/usage'
+import type { TokenUsage } from '../../usage/usage-meter'
+import { finiteNumber, isJsonObject } from '../../internal/json'
 
 /**
  * OpenAI usage ↔ canonical usage. `prompt_tokens` includes cached tokens and `completion_tokens`
@@ -9,7 +11,7 @@ import { isJsonObject } from '../../internal/json'
  */
 export function openAIUsageToCanonical(usage: unknown): Usage {
   if (!isJsonObject(usage)) return { input: {}, output: {} }
-  const prompt = numberOr(usage['prompt_tokens'])
+  const prompt = finiteNumber(usage['prompt_tokens'])
   const promptDetails = isJsonObject(usage['prompt_tokens_details'])
     ? usage['prompt_tokens_details']
     : {}
@@ -17,8 +19,8 @@ export function openAIUsageToCanonical(usage: unknown): Usage {
     ? usage['completion_tokens_details']
     : {}
   const cacheRead =
-    numberOr(promptDetails['cached_tokens']) ?? numberOr(usage['prompt_cache_hit_tokens'])
-  const cacheWrite = numberOr(promptDetails['cache_write_tokens'])
+    finiteNumber(promptDetails['cached_tokens']) ?? finiteNumber(usage['prompt_cache_hit_tokens'])
+  const cacheWrite = finiteNumber(promptDetails['cache_write_tokens'])
   return {
     input: {
       total: prompt,
@@ -30,8 +32,8 @@ export function openAIUsageToCanonical(usage: unknown): Usage {
       cacheWrite,
     },
     output: {
-      total: numberOr(usage['completion_tokens']),
-      reasoning: numberOr(completionDetails['reasoning_tokens']),
+      total: finiteNumber(usage['completion_tokens']),
+      reasoning: finiteNumber(completionDetails['reasoning_tokens']),
     },
   }
 }
@@ -49,6 +51,11 @@ export function canonicalUsageToOpenAI(usage: Usage) {
   }
 }
 
-function numberOr(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+/**
+ * What the usage meter records for an OpenAI `usage` object: `undefined` when it holds no token
+ * counts. `prompt_tokens` already includes cached tokens (DeepSeek's `prompt_cache_hit_tokens`
+ * count as cached too: checklist USE-05).
+ */
+export function readOpenAIUsage(usage: unknown): TokenUsage | undefined {
+  return toTokenUsage(openAIUsageToCanonical(usage))
 }

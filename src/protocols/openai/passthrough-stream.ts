@@ -4,7 +4,7 @@ import type { SseTranslator } from '../../relay/sse-translator'
 import { serializeSse } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
 import { openAIStreamErrorFrame } from './errors'
-import { readOpenAIUsage } from './usage'
+import { readOpenAIUsage } from './canonical-usage'
 
 /** A usage object in a chunk; `"usage":null` does not match, and neither can escaped content text. */
 const usagePattern = /"usage"\s*:\s*\{/
