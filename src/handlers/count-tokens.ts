@@ -2,7 +2,7 @@ import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
-import { findTopLevelMembers, applyEdits } from '../internal/json-members'
+import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
 import { anthropicCountTokensRequestSchema } from '../protocols/anthropic/request-schema'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
@@ -35,17 +35,7 @@ export async function handleCountTokens(
   const provider = pickUpstream(route.group.upstreams, runtime.random)
   scope.event.provider = provider.id
   scope.event.upstreamModel = route.model.upstreamModel
-  const span = findTopLevelMembers(text)?.members.get('model')
-  const upstreamBody =
-    body.model === route.model.upstreamModel || span === undefined
-      ? JSON.stringify({ ...body, model: route.model.upstreamModel })
-      : applyEdits(text, [
-          {
-            start: span.valueStart,
-            end: span.valueEnd,
-            text: JSON.stringify(route.model.upstreamModel),
-          },
-        ])
+  const upstreamBody = anthropicPassthroughBody(text, body, route.model.upstreamModel)
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
   try {
     const upstream = await provider.send({

@@ -1,18 +1,11 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
-import { findTopLevelMembers, applyEdits } from '../internal/json-members'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
+import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
 import { anthropicPassthroughStream } from '../protocols/anthropic/passthrough-stream'
 import { decodeAnthropicRequest } from '../protocols/anthropic/request-decode'
-import {
-  anthropicMessagesRequestSchema,
-  type AnthropicMessagesRequest,
-} from '../protocols/anthropic/request-schema'
-import {
-  hasGatewayThinking,
-  withoutGatewayThinking,
-} from '../protocols/anthropic/thinking-signature'
+import { anthropicMessagesRequestSchema } from '../protocols/anthropic/request-schema'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
@@ -46,7 +39,7 @@ export async function handleMessages(
       ? {
           ...common,
           operation: 'messages',
-          body: rewriteModel(text, body, route.model.upstreamModel),
+          body: anthropicPassthroughBody(text, body, route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, [
             ...runtime.forwardHeaders,
             ...anthropicPassthroughHeaders,
@@ -59,19 +52,4 @@ export async function handleMessages(
         }
       : translatedPlan(runtime, scope, decodeAnthropicRequest(body), 'anthropic', common)
   return relayCall(runtime, scope, scope.key!, plan)
-}
-
-/**
- * Splices the upstream model into the client's body text; nothing else is re-encoded, unless the
- * body carries gateway-tagged thinking, which Anthropic would reject (TOOL-H-10).
- */
-function rewriteModel(text: string, body: AnthropicMessagesRequest, upstreamModel: string): string {
-  if (hasGatewayThinking(text))
-    return JSON.stringify(withoutGatewayThinking({ ...body, model: upstreamModel }))
-  if (body.model === upstreamModel) return text
-  const span = findTopLevelMembers(text)?.members.get('model')
-  if (span === undefined) return JSON.stringify({ ...body, model: upstreamModel })
-  return applyEdits(text, [
-    { start: span.valueStart, end: span.valueEnd, text: JSON.stringify(upstreamModel) },
-  ])
 }

@@ -5,7 +5,7 @@ import {
   anthropicBaseUrl,
   anthropicTextFrames,
 } from '../helpers/anthropic-upstream'
-import { buildGateway, keys, openAIClient } from '../helpers/gateway'
+import { buildGateway, gatewayUrl, keys, openAIClient } from '../helpers/gateway'
 import {
   anthropicCalls,
   anthropicClient,
@@ -74,6 +74,42 @@ describe('messages client × anthropic group (passthrough)', () => {
       }),
     ).toEqual({ input_tokens: 42 })
     expect(anthropicCalls.at(-1)?.url).toBe(`${anthropicBaseUrl}/v1/messages/count_tokens`)
+  })
+
+  it('forwards a count_tokens body byte for byte when the model needs no rewrite, without gateway-tagged thinking', async () => {
+    const { gateway: handler } = gateway()
+    const text =
+      '{ "model" : "claude-sonnet", "messages": [{"role":"user","content":"Hi"}], "x_field": 1.50 }'
+    await handler(
+      new Request(`${gatewayUrl}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys.main },
+        body: text,
+      }),
+    )
+    expect(anthropicCalls.at(-1)!.body).toBe(text)
+    const tagged = JSON.stringify({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'x', signature: 'gw1.unsigned' },
+            { type: 'text', text: 'Hello' },
+          ],
+        },
+        { role: 'user', content: 'Again' },
+      ],
+    })
+    await handler(
+      new Request(`${gatewayUrl}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys.main },
+        body: tagged,
+      }),
+    )
+    expect(anthropicCalls.at(-1)!.body).not.toContain('gw1.unsigned')
   })
 
   it('keeps an upstream 529 as 529 overloaded_error', async () => {
