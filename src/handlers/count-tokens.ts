@@ -4,13 +4,10 @@ import { parseJsonBody } from '../http/parse-json-body'
 import { readRequestText } from '../http/read-body'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
 import { anthropicCountTokensRequestSchema } from '../protocols/anthropic/request-schema'
+import { callUnmetered } from '../relay/call-unmetered'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
-import { classifyUpstreamFailure } from '../upstream/classify-failure'
-import { openExchange } from '../upstream/exchange'
-import { readUpstreamError } from '../upstream/read-upstream-error'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { readTextWithLimit } from '../http/read-body'
 import { anthropicPassthroughHeaders } from './messages'
 
 /**
@@ -36,28 +33,17 @@ export async function handleCountTokens(
   scope.event.provider = provider.id
   scope.event.upstreamModel = route.model.upstreamModel
   const upstreamBody = anthropicPassthroughBody(text, body, route.model.upstreamModel)
-  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
-  try {
-    const upstream = await provider.send({
-      operation: 'count-tokens',
-      model: route.model.upstreamModel,
-      body: upstreamBody,
-      headers: buildUpstreamHeaders(scope.request.headers, [
-        ...runtime.forwardHeaders,
-        ...anthropicPassthroughHeaders,
-      ]),
-      stream: false,
-      signal: exchange.signal,
-    })
-    if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol)
-    const answer = await readTextWithLimit(upstream.body, runtime.maxResponseBytes)
-    return new Response(answer, {
-      status: upstream.status,
-      headers: { 'content-type': 'application/json' },
-    })
-  } catch (error) {
-    throw classifyUpstreamFailure(error, exchange)
-  } finally {
-    exchange.dispose()
-  }
+  const answer = await callUnmetered(runtime, scope, provider, {
+    operation: 'count-tokens',
+    model: route.model.upstreamModel,
+    body: upstreamBody,
+    headers: buildUpstreamHeaders(scope.request.headers, [
+      ...runtime.forwardHeaders,
+      ...anthropicPassthroughHeaders,
+    ]),
+  })
+  return new Response(answer.text, {
+    status: answer.status,
+    headers: { 'content-type': 'application/json' },
+  })
 }

@@ -1,20 +1,18 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJsonBody } from '../http/parse-json-body'
-import { readRequestText, readTextWithLimit } from '../http/read-body'
-import { isJsonObject, parseJson } from '../internal/json'
+import { readRequestText } from '../http/read-body'
+import { finiteNumber, isJsonObject, parseJson } from '../internal/json'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
 import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
 import {
   countTokensContentRequest,
   geminiCountTokensBodySchema,
 } from '../protocols/gemini/request-schema'
+import { callUnmetered } from '../relay/call-unmetered'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute } from '../routing/resolve-route'
-import { classifyUpstreamFailure } from '../upstream/classify-failure'
-import { openExchange } from '../upstream/exchange'
 import type { UpstreamOperation } from '../upstream/provider'
-import { readUpstreamError } from '../upstream/read-upstream-error'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { geminiCallName } from './gemini-generate'
 
@@ -57,31 +55,20 @@ export async function handleGeminiCountTokens(
     } = encodeAnthropicRequest(request, { defaultMaxTokens: 1 })
     upstreamBody = JSON.stringify(count)
   }
-  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
-  try {
-    const upstream = await provider.send({
-      operation,
-      model: route.model.upstreamModel,
-      body: upstreamBody,
-      headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-      stream: false,
-      signal: exchange.signal,
+  const answer = await callUnmetered(runtime, scope, provider, {
+    operation,
+    model: route.model.upstreamModel,
+    body: upstreamBody,
+    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+  })
+  if (operation === 'gemini-count-tokens') {
+    return new Response(answer.text, {
+      status: answer.status,
+      headers: { 'content-type': 'application/json' },
     })
-    if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol)
-    const answer = await readTextWithLimit(upstream.body, runtime.maxResponseBytes)
-    if (operation === 'gemini-count-tokens') {
-      return new Response(answer, {
-        status: upstream.status,
-        headers: { 'content-type': 'application/json' },
-      })
-    }
-    const parsed = parseJson(answer)
-    const tokens =
-      parsed.ok && isJsonObject(parsed.value) ? Number(parsed.value['input_tokens'] ?? 0) : 0
-    return Response.json({ totalTokens: tokens })
-  } catch (error) {
-    throw classifyUpstreamFailure(error, exchange)
-  } finally {
-    exchange.dispose()
   }
+  const parsed = parseJson(answer.text)
+  const tokens =
+    parsed.ok && isJsonObject(parsed.value) ? finiteNumber(parsed.value['input_tokens']) : undefined
+  return Response.json({ totalTokens: tokens ?? 0 })
 }
