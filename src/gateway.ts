@@ -6,6 +6,7 @@ import { buildGroupRegistry, buildKeyStore } from './config/build-parts'
 import { parseGatewayConfig } from './config/parse-config'
 import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
+import { ClientGoneError } from './upstream/classify-failure'
 import type { GatewayRuntime, RequestScope } from './gateway-runtime'
 import { handleChatCompletions } from './handlers/chat-completions'
 import { handleCountTokens } from './handlers/count-tokens'
@@ -154,7 +155,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       scope.event.keyId = scope.key.id
       response = await handlers[match.name](runtime, scope)
     } catch (thrown) {
-      outcome = thrown instanceof Error && thrown.name === 'ClientGoneError' ? 'aborted' : 'error'
+      outcome = thrown instanceof ClientGoneError ? 'aborted' : 'error'
       const error =
         outcome === 'aborted'
           ? new GatewayError('internal', 'The client closed the request.', { status: 499 })

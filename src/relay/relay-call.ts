@@ -3,7 +3,7 @@ import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { readTextWithLimit } from '../http/read-body'
 import type { Route } from '../routing/resolve-route'
-import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { ClientGoneError, classifyUpstreamFailure } from '../upstream/classify-failure'
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
@@ -85,7 +85,7 @@ export async function relayCall(
     const failure = classifyUpstreamFailure(error, exchange)
     exchange.dispose()
     metered.finish(
-      failure.name === 'ClientGoneError' ? 'aborted' : 'error',
+      failure instanceof ClientGoneError ? 'aborted' : 'error',
       GatewayError.isInstance(failure) ? failure.status : 499,
       undefined,
     )
