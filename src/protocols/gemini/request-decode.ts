@@ -8,6 +8,7 @@ import type {
   ToolResultPart,
 } from '../../canonical/types'
 import { GatewayError } from '../../errors'
+import { partSignature, signedByGemini } from './part-signature'
 import { isJsonObject } from '../../internal/json'
 import { decodeBlob, decodeFileData } from './decode-media'
 import { applyGeminiGenerationConfig } from './generation-config'
@@ -104,14 +105,8 @@ function systemParts(parts: Part[]): TextPart[] {
 function decodeModelTurn(parts: Part[], turn: number, pending: PendingCall[]): AssistantMessage {
   const content: AssistantMessage['content'] = []
   parts.forEach((part, index) => {
-    const signature =
-      typeof part['thoughtSignature'] === 'string' && part['thoughtSignature'] !== ''
-        ? part['thoughtSignature']
-        : undefined
-    const signed =
-      signature === undefined
-        ? {}
-        : { signature: { protocol: 'gemini' as const, value: signature } }
+    const signature = partSignature(part)
+    const signed = signedByGemini(signature)
     const call = part['functionCall']
     if (isJsonObject(call)) {
       const name = String(call['name'] ?? '')

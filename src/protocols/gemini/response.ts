@@ -1,4 +1,5 @@
 import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
+import { partSignature, signedByGemini } from './part-signature'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { canonicalUsageToGemini, geminiUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToGemini, geminiFinishToCanonical } from './finish-reason'
@@ -33,14 +34,8 @@ export function decodeGeminiResponse(
   let sawFunctionCall = false
   for (const part of Array.isArray(message['parts']) ? message['parts'] : []) {
     if (!isJsonObject(part)) continue
-    const signature =
-      typeof part['thoughtSignature'] === 'string' && part['thoughtSignature'] !== ''
-        ? part['thoughtSignature']
-        : undefined
-    const signed =
-      signature === undefined
-        ? {}
-        : { signature: { protocol: 'gemini' as const, value: signature } }
+    const signature = partSignature(part)
+    const signed = signedByGemini(signature)
     const last = content.at(-1)
     const call = part['functionCall']
     if (isJsonObject(call)) {

@@ -6,6 +6,7 @@ import type { SseMessage } from '../../sse/sse-message'
 import { geminiUsageToCanonical } from './canonical-usage'
 import { geminiErrorToGateway } from './errors'
 import { geminiFinishToCanonical } from './finish-reason'
+import { partSignature, signedByGemini } from './part-signature'
 import { encodeGeminiToolCallId } from './tool-call-id'
 
 type JsonObject = Record<string, unknown>
@@ -102,22 +103,20 @@ export function createGeminiStreamDecoder(options: GeminiStreamDecoderOptions): 
   const readFunctionCall = (part: JsonObject, call: JsonObject, events: StreamEvent[]) => {
     closeOpen(events)
     sawFunctionCall = true
-    const signature = nonEmpty(part['thoughtSignature'])
+    const signature = partSignature(part)
     const index = nextIndex++
     const id = encodeGeminiToolCallId(
       signature,
       nonEmpty(call['id']) ?? toolIdSafe(options.generateId()),
     )
     events.push(
-      signature === undefined
-        ? { type: 'tool-call-start', index, id, name: stringOr(call['name']) }
-        : {
-            type: 'tool-call-start',
-            index,
-            id,
-            name: stringOr(call['name']),
-            signature: { protocol: 'gemini', value: signature },
-          },
+      {
+        type: 'tool-call-start',
+        index,
+        id,
+        name: stringOr(call['name']),
+        ...signedByGemini(signature),
+      },
       // `args` is a Struct: an object, or absent for a call without arguments (RESP-03).
       {
         type: 'tool-call-delta',
@@ -129,7 +128,7 @@ export function createGeminiStreamDecoder(options: GeminiStreamDecoderOptions): 
   }
 
   const readTextPart = (part: JsonObject, text: string, events: StreamEvent[]) => {
-    const signature = nonEmpty(part['thoughtSignature'])
+    const signature = partSignature(part)
     if (part['thought'] === true) {
       if (open?.kind !== 'reasoning' && (text !== '' || signature !== undefined)) {
         closeOpen(events)
