@@ -1,14 +1,19 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJsonBody } from '../http/parse-json-body'
+import { parseClientJson, readModelField, type ClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
+import { validateBody } from '../http/validate-body'
 import { openAIPassthroughStream } from '../protocols/openai/passthrough-stream'
 import { decodeOpenAIRequest } from '../protocols/openai/request-decode'
-import { openAIChatRequestSchema, type OpenAIChatRequest } from '../protocols/openai/request-schema'
+import {
+  openAIArrayLimits,
+  openAIChatRequestSchema,
+  type OpenAIChatRequest,
+} from '../protocols/openai/request-schema'
 import { rewriteOpenAIChatBody } from '../protocols/openai/rewrite-body'
 import { readOpenAIUsage } from '../protocols/openai/canonical-usage'
 import { relayCall, type CallPlan } from '../relay/relay-call'
-import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
+import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 
@@ -22,17 +27,18 @@ export async function handleChatCompletions(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
-  const body = parseJsonBody(text, openAIChatRequestSchema)
-  const common = await routeCall(runtime, scope, {
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(json))
+  const body = validateBody(json.value, openAIChatRequestSchema, openAIArrayLimits)
+  const common = routeCall(runtime, scope, route, {
     model: body.model,
     stream: body.stream === true,
-    text,
+    text: json.text,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
   })
   const plan: CallPlan =
     common.provider.protocol === 'openai'
-      ? passthroughPlan(runtime, scope, text, body, common)
+      ? passthroughPlan(runtime, scope, json, body, common)
       : translatedPlan(runtime, scope, openAIRequestForTranslation(body), 'openai', common)
   return relayCall(runtime, scope, scope.key!, plan)
 }
@@ -40,14 +46,14 @@ export async function handleChatCompletions(
 function passthroughPlan(
   runtime: GatewayRuntime,
   scope: RequestScope,
-  text: string,
+  json: ClientJson,
   body: OpenAIChatRequest,
   common: CommonPlan,
 ): CallPlan {
   return {
     ...common,
     operation: 'chat-completions',
-    body: rewriteOpenAIChatBody(text, body, {
+    body: rewriteOpenAIChatBody(json, {
       upstreamModel: common.route.model.upstreamModel,
       includeUsage: common.stream,
     }),

@@ -1,12 +1,16 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJsonBody } from '../http/parse-json-body'
+import { parseClientJson, readModelField } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
+import { validateBody } from '../http/validate-body'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
-import { anthropicCountTokensRequestSchema } from '../protocols/anthropic/request-schema'
+import {
+  anthropicArrayLimits,
+  anthropicCountTokensRequestSchema,
+} from '../protocols/anthropic/request-schema'
 import { callUnmetered } from '../relay/call-unmetered'
 import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
+import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { anthropicPassthroughHeaders } from './messages'
 
@@ -20,19 +24,15 @@ export async function handleCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const key = scope.key!
-  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
-  const body = parseJsonBody(text, anthropicCountTokensRequestSchema)
-  scope.event.model = body.model
-  const route = await resolveRoute(runtime.registry, key, body.model, runtime.groupIdRouting)
-  scope.event.group = route.group.id
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(json))
   if (route.group.protocol !== 'anthropic') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }
+  validateBody(json.value, anthropicCountTokensRequestSchema, anthropicArrayLimits)
   const provider = pickUpstream(route.group.upstreams, runtime.random)
   scope.event.provider = provider.id
-  scope.event.upstreamModel = route.model.upstreamModel
-  const upstreamBody = anthropicPassthroughBody(text, body, route.model.upstreamModel)
+  const upstreamBody = anthropicPassthroughBody(json, route.model.upstreamModel)
   const answer = await callUnmetered(runtime, scope, provider, {
     operation: 'count-tokens',
     model: route.model.upstreamModel,

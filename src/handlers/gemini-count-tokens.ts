@@ -1,17 +1,21 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJsonBody } from '../http/parse-json-body'
+import { parseClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
+import { validateBody } from '../http/validate-body'
 import { finiteNumber, isJsonObject, parseJson } from '../internal/json'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
 import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
+import { normalizeGeminiBody } from '../protocols/gemini/normalize-body'
+import { geminiPassthroughBody } from '../protocols/gemini/passthrough-body'
 import {
   countTokensContentRequest,
-  geminiCountTokensBodySchema,
+  geminiCountTokensArrayLimits,
+  geminiCountTokensRequestSchema,
 } from '../protocols/gemini/request-schema'
 import { callUnmetered } from '../relay/call-unmetered'
 import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
+import { resolveCall } from '../relay/route-call'
 import type { UpstreamOperation } from '../upstream/provider'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { geminiCallName } from './gemini-generate'
@@ -28,21 +32,24 @@ export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
-  const body = parseJsonBody(text, geminiCountTokensBodySchema)
-  const callName = geminiCallName(scope)
-  scope.event.model = callName
-  const route = await resolveRoute(runtime.registry, scope.key!, callName, runtime.groupIdRouting)
-  scope.event.group = route.group.id
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, geminiCallName(scope))
   if (route.group.protocol === 'openai') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }
+  const body = validateBody(
+    normalizeGeminiBody(json.value),
+    geminiCountTokensRequestSchema,
+    geminiCountTokensArrayLimits,
+  )
   const provider = pickUpstream(route.group.upstreams, runtime.random)
-  Object.assign(scope.event, { provider: provider.id, upstreamModel: route.model.upstreamModel })
-  let operation: UpstreamOperation = 'gemini-count-tokens'
-  let upstreamBody = text
-  if (route.group.protocol === 'anthropic') {
-    operation = 'count-tokens'
+  scope.event.provider = provider.id
+  const operation: UpstreamOperation =
+    route.group.protocol === 'anthropic' ? 'count-tokens' : 'gemini-count-tokens'
+  let upstreamBody: string
+  if (operation === 'gemini-count-tokens') {
+    upstreamBody = geminiPassthroughBody(json, route.model.upstreamModel)
+  } else {
     const request = decodeGeminiRequest(
       countTokensContentRequest(body),
       route.model.upstreamModel,

@@ -1,14 +1,20 @@
 import { toTokenUsage } from '../canonical/usage'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJsonBody } from '../http/parse-json-body'
+import { parseClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
+import { validateBody } from '../http/validate-body'
 import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
 import { geminiPassthroughStream } from '../protocols/gemini/passthrough-stream'
 import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
-import { geminiGenerateContentBodySchema } from '../protocols/gemini/request-schema'
+import { normalizeGeminiBody } from '../protocols/gemini/normalize-body'
+import { geminiPassthroughBody } from '../protocols/gemini/passthrough-body'
+import {
+  geminiArrayLimits,
+  geminiGenerateContentRequestSchema,
+} from '../protocols/gemini/request-schema'
 import { relayCall, type CallPlan } from '../relay/relay-call'
-import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
+import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 
@@ -40,21 +46,26 @@ export async function handleGeminiGenerate(
       },
     )
   }
-  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
-  const body = parseJsonBody(text, geminiGenerateContentBodySchema)
-  const common = await routeCall(runtime, scope, {
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, geminiCallName(scope))
+  const body = validateBody(
+    normalizeGeminiBody(json.value),
+    geminiGenerateContentRequestSchema,
+    geminiArrayLimits,
+  )
+  const common = routeCall(runtime, scope, route, {
     model: geminiCallName(scope),
     stream,
-    text,
+    text: json.text,
     maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined,
   })
-  const { route, provider } = common
+  const { provider } = common
   const plan: CallPlan =
     provider.protocol === 'gemini'
       ? {
           ...common,
           operation: stream ? 'stream-generate-content' : 'generate-content',
-          body: text,
+          body: geminiPassthroughBody(json, route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
           answerJson: (answer) =>
             passthroughJsonAnswer(answer, 'usageMetadata', (usage) =>

@@ -1,13 +1,17 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJsonBody } from '../http/parse-json-body'
+import { parseClientJson, readModelField } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
+import { validateBody } from '../http/validate-body'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
 import { anthropicPassthroughStream } from '../protocols/anthropic/passthrough-stream'
 import { decodeAnthropicRequest } from '../protocols/anthropic/request-decode'
-import { anthropicMessagesRequestSchema } from '../protocols/anthropic/request-schema'
+import {
+  anthropicArrayLimits,
+  anthropicMessagesRequestSchema,
+} from '../protocols/anthropic/request-schema'
 import { relayCall, type CallPlan } from '../relay/relay-call'
-import { passthroughJsonAnswer, routeCall } from '../relay/route-call'
+import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
 import { toTokenUsage } from '../canonical/usage'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
@@ -25,21 +29,21 @@ export async function handleMessages(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const text = await readRequestText(scope.request, runtime.maxBodyBytes)
-  const body = parseJsonBody(text, anthropicMessagesRequestSchema)
-  const common = await routeCall(runtime, scope, {
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(json))
+  const body = validateBody(json.value, anthropicMessagesRequestSchema, anthropicArrayLimits)
+  const common = routeCall(runtime, scope, route, {
     model: body.model,
     stream: body.stream === true,
-    text,
+    text: json.text,
     maxOutputTokens: body.max_tokens,
   })
-  const route = common.route
   const plan: CallPlan =
     common.provider.protocol === 'anthropic'
       ? {
           ...common,
           operation: 'messages',
-          body: anthropicPassthroughBody(text, body, route.model.upstreamModel),
+          body: anthropicPassthroughBody(json, route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, [
             ...runtime.forwardHeaders,
             ...anthropicPassthroughHeaders,

@@ -2,27 +2,49 @@
 export type MemberSpan = { valueStart: number; valueEnd: number }
 
 /** The members of a top-level JSON object, and where the object's first member may be inserted. */
-export type TopLevelMembers = { openBrace: number; members: Map<string, MemberSpan> }
+export type TopLevelMembers = {
+  openBrace: number
+  /** Keys as written in the text (escapes not decoded); the last of duplicates wins. */
+  members: Map<string, MemberSpan>
+  /**
+   * True when the keys as written are exactly the keys `JSON.parse` reads: none is spelled with
+   * an escape (`"mod\u0065l"`) and none is written twice. Only then may a member be spliced:
+   * otherwise the text and the parsed object disagree about which member is `model`.
+   */
+  keysAgree: boolean
+}
+
+/** What one linear pass over a JSON text found. */
+export type JsonScan = {
+  /** The deepest nesting of objects and arrays, counted up to `maxDepth + 1`. */
+  depth: number
+  /** The top-level members, when the text is an object and `depth` stayed within the limit. */
+  object: TopLevelMembers | undefined
+}
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
 /**
- * Finds the top-level members of a JSON object text that `JSON.parse` has already accepted, so that
- * one value can be replaced without re-encoding the rest (passthrough keeps the client's bytes).
- * Strings are skipped with `indexOf`, so the cost is close to one native scan of the text. Keys are
- * matched as written: a key spelled with escapes is not found, and the caller falls back to
- * re-encoding. As with `JSON.parse`, the last of duplicate keys wins.
+ * One pass over a JSON text, outside strings: how deep it nests, and where its top-level members
+ * sit, so that a value can be replaced without re-encoding the rest (passthrough keeps the
+ * client's bytes). Strings are skipped with `indexOf`, so the cost is close to one native scan of
+ * the text; no recursion, so any depth is safe to measure. The pass stops as soon as the nesting
+ * passes `maxDepth`.
  *
- * @returns `undefined` when the text is not an object
+ * The text need not have been parsed yet; on text that is not JSON the result means nothing, and
+ * `JSON.parse` reports the error.
  */
-export function findTopLevelMembers(text: string): TopLevelMembers | undefined {
+export function scanJson(text: string, maxDepth = Number.POSITIVE_INFINITY): JsonScan {
   const members = new Map<string, MemberSpan>()
+  let keysAgree = true
   let openBrace = -1
   let depth = 0
+  let deepest = 0
   let expectingKey = false
   let key: string | undefined
   let valueStart = -1
+  let object: TopLevelMembers | undefined
   const finishMember = (end: number) => {
     if (key !== undefined && valueStart >= 0) {
       let valueEnd = end
@@ -36,28 +58,32 @@ export function findTopLevelMembers(text: string): TopLevelMembers | undefined {
     const code = text.charCodeAt(index)
     if (code === QUOTE) {
       const end = stringEnd(text, index)
-      if (end < 0) return undefined
-      if (depth === 1 && expectingKey) {
+      if (end < 0) break
+      if (depth === 1 && expectingKey && openBrace >= 0) {
         key = text.slice(index + 1, end)
+        if (members.has(key) || key.includes('\\')) keysAgree = false
         expectingKey = false
       } else if (depth === 1 && valueStart < 0) {
         valueStart = index
       }
       index = end
     } else if (code === 0x7b || code === 0x5b) {
-      if (depth === 0) {
-        if (code !== 0x7b) return undefined
+      if (depth === 0 && code === 0x7b) {
         openBrace = index
         expectingKey = true
       } else if (depth === 1 && valueStart < 0) {
         valueStart = index
       }
       depth += 1
+      if (depth > deepest) {
+        deepest = depth
+        if (deepest > maxDepth) return { depth: deepest, object: undefined }
+      }
     } else if (code === 0x7d || code === 0x5d) {
       depth -= 1
-      if (depth === 0) {
+      if (depth === 0 && openBrace >= 0 && object === undefined) {
         finishMember(index)
-        return { openBrace, members }
+        object = { openBrace, members, keysAgree }
       }
     } else if (code === 0x2c && depth === 1) {
       finishMember(index)
@@ -66,7 +92,18 @@ export function findTopLevelMembers(text: string): TopLevelMembers | undefined {
       valueStart = index
     }
   }
-  return undefined
+  return { depth: deepest, object }
+}
+
+/**
+ * Finds the top-level members of a JSON object text that `JSON.parse` has already accepted.
+ * Keys are matched as written: a key spelled with escapes is found only under its escaped
+ * spelling. As with `JSON.parse`, the last of duplicate keys wins.
+ *
+ * @returns `undefined` when the text is not an object
+ */
+export function findTopLevelMembers(text: string): TopLevelMembers | undefined {
+  return scanJson(text).object
 }
 
 function stringEnd(text: string, quote: number): number {

@@ -2,27 +2,40 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJson } from '../internal/json'
 import { findTopLevelMembers } from '../internal/json-members'
 import { pickUpstream } from '../routing/pick-upstream'
-import { resolveRoute } from '../routing/resolve-route'
+import { resolveRoute, type Route } from '../routing/resolve-route'
 import type { TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
 import type { CommonPlan } from './translated-plan'
 
 /**
- * The first steps of every generation call: resolve the call name to a group, pick an upstream,
- * note both in the request's event, and estimate the tokens to reserve (the body's estimate plus
- * the requested output limit).
+ * The first step of every call: the call name resolved to a group, before the body is validated,
+ * so that a call to an unknown model is answered 404 without walking a large body.
  */
-export async function routeCall(
+export async function resolveCall(
   runtime: GatewayRuntime,
   scope: RequestScope,
-  call: { model: string; stream: boolean; text: string; maxOutputTokens: number | undefined },
-): Promise<CommonPlan> {
-  scope.event.model = call.model
-  scope.event.stream = call.stream
-  const route = await resolveRoute(runtime.registry, scope.key!, call.model, runtime.groupIdRouting)
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
+  model: string,
+): Promise<Route> {
+  scope.event.model = model
+  const route = await resolveRoute(runtime.registry, scope.key!, model, runtime.groupIdRouting)
   scope.event.group = route.group.id
   scope.event.upstreamModel = route.model.upstreamModel
+  return route
+}
+
+/**
+ * The next steps of every generation call, once the body is valid: pick an upstream of the
+ * route's group, note it in the request's event, and estimate the tokens to reserve (the body's
+ * estimate plus the requested output limit).
+ */
+export function routeCall(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  route: Route,
+  call: { model: string; stream: boolean; text: string; maxOutputTokens: number | undefined },
+): CommonPlan {
+  scope.event.stream = call.stream
+  const provider = pickUpstream(route.group.upstreams, runtime.random)
   scope.event.provider = provider.id
   return {
     route,

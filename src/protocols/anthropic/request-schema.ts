@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import type { ArrayLimit } from '../../http/array-limits'
+import { maxConversationItems, maxListItems } from '../../http/input-limits'
 
 /** The fields each content block type must carry (checked when the gateway reads them). */
 const requiredFields: Record<string, readonly string[]> = {
@@ -76,3 +78,13 @@ export type AnthropicMessagesRequest = z.infer<typeof anthropicMessagesRequestSc
  * @see https://docs.anthropic.com/en/api/messages-count-tokens
  */
 export const anthropicCountTokensRequestSchema = z.looseObject(fields)
+
+/** The arrays of a messages or count_tokens body the gateway walks, with their caps (README). */
+export const anthropicArrayLimits: readonly ArrayLimit[] = [
+  { path: 'messages', max: maxConversationItems },
+  { path: 'messages[].content', max: maxListItems },
+  { path: 'messages[].content[].content', max: maxListItems },
+  { path: 'system', max: maxListItems },
+  { path: 'tools', max: maxListItems },
+  { path: 'stop_sequences', max: maxListItems },
+]

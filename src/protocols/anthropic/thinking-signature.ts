@@ -1,4 +1,5 @@
 import type { Signed } from '../../canonical/types'
+import { isJsonObject } from '../../internal/json'
 
 /** The prefix of signatures the gateway writes on thinking that Anthropic did not sign. */
 const gatewayPrefix = 'gw1.'
@@ -15,32 +16,24 @@ export function gatewayThinkingSignature(): string {
 }
 
 /**
- * Removes thinking blocks that carry the gateway's tag from a messages body bound for Anthropic,
- * which would reject them. Callers check `hasGatewayThinking` on the raw text first, so the
- * common body is never decoded and re-encoded for this.
+ * Removes thinking blocks that carry the gateway's tag from the `messages` of a body bound for
+ * Anthropic, which would reject them. Callers check `hasGatewayThinking` on the raw text first,
+ * so the common body is never decoded and re-encoded for this.
  */
-export function withoutGatewayThinking<Body extends { messages: Array<{ content: unknown }> }>(
-  body: Body,
-): Body {
-  return {
-    ...body,
-    messages: body.messages.map((message) =>
-      Array.isArray(message.content)
-        ? {
-            ...message,
-            content: message.content.filter(
-              (block: unknown) =>
-                !(
-                  typeof block === 'object' &&
-                  block !== null &&
-                  (block as Record<string, unknown>)['type'] === 'thinking' &&
-                  String((block as Record<string, unknown>)['signature']).startsWith(gatewayPrefix)
-                ),
-            ),
-          }
-        : message,
-    ),
-  }
+export function withoutGatewayThinking(messages: readonly unknown[]): unknown[] {
+  return messages.map((message) => {
+    if (!isJsonObject(message) || !Array.isArray(message['content'])) return message
+    const content = message['content'].filter(
+      (block: unknown) =>
+        !(
+          isJsonObject(block) &&
+          block['type'] === 'thinking' &&
+          typeof block['signature'] === 'string' &&
+          block['signature'].startsWith(gatewayPrefix)
+        ),
+    )
+    return { ...message, content }
+  })
 }
 
 /** True when a raw body may carry gateway-tagged thinking (a cheap text check). */

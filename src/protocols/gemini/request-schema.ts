@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import type { ArrayLimit } from '../../http/array-limits'
+import { maxConversationItems, maxListItems } from '../../http/input-limits'
 import { normalizeGeminiBody } from './normalize-body'
 
 export { normalizeGeminiBody }
@@ -142,3 +144,21 @@ export function countTokensContentRequest(
   }
   return { contents: body.contents ?? [] }
 }
+
+/** The arrays of a generateContent body (camelCase) the gateway walks, with their caps (README). */
+export const geminiArrayLimits: readonly ArrayLimit[] = [
+  { path: 'contents', max: maxConversationItems },
+  { path: 'contents[].parts', max: maxListItems },
+  { path: 'contents[].parts[].functionResponse.parts', max: maxListItems },
+  { path: 'systemInstruction.parts', max: maxListItems },
+  { path: 'tools', max: maxListItems },
+  { path: 'tools[].functionDeclarations', max: maxListItems },
+  { path: 'safetySettings', max: maxListItems },
+  { path: 'generationConfig.stopSequences', max: maxListItems },
+]
+
+/** The arrays of a countTokens body the gateway walks: its own `contents`, or the request's. */
+export const geminiCountTokensArrayLimits: readonly ArrayLimit[] = [
+  ...geminiArrayLimits,
+  ...geminiArrayLimits.map((limit) => ({ ...limit, path: `generateContentRequest.${limit.path}` })),
+]

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import type { ArrayLimit } from '../../http/array-limits'
+import { maxConversationItems, maxListItems } from '../../http/input-limits'
 
 const contentPart = z.looseObject({ type: z.string() })
 const content = z.union([z.string(), z.array(contentPart)])
@@ -36,3 +38,12 @@ export const openAIChatRequestSchema = z.looseObject({
 
 /** A validated chat-completions request. */
 export type OpenAIChatRequest = z.infer<typeof openAIChatRequestSchema>
+
+/** The arrays of a chat-completions body the gateway walks, with their caps (README, Security). */
+export const openAIArrayLimits: readonly ArrayLimit[] = [
+  { path: 'messages', max: maxConversationItems },
+  { path: 'messages[].content', max: maxListItems },
+  { path: 'messages[].tool_calls', max: maxListItems },
+  { path: 'tools', max: maxListItems },
+  { path: 'stop', max: maxListItems },
+]

@@ -1,6 +1,6 @@
-import { applyEdits, findTopLevelMembers, type TextEdit } from '../../internal/json-members'
+import type { ClientJson } from '../../http/client-json'
+import { spliceClientJson } from '../../http/splice-body'
 import { isJsonObject } from '../../internal/json'
-import type { OpenAIChatRequest } from './request-schema'
 
 /** What passthrough changes in a chat-completions body. */
 export type OpenAIBodyRewrite = {
@@ -12,55 +12,18 @@ export type OpenAIBodyRewrite = {
 
 /**
  * Rewrites a chat-completions body for passthrough: only `model` (and, on streams,
- * `stream_options.include_usage`) change. The client's text is spliced, not re-encoded, so unknown
- * fields, key order and number formatting reach the upstream exactly as sent.
+ * `stream_options.include_usage`) change, spliced into the client's text (`spliceClientJson`), so
+ * unknown fields, key order and number formatting reach the upstream exactly as sent.
  */
-export function rewriteOpenAIChatBody(
-  text: string,
-  request: OpenAIChatRequest,
-  rewrite: OpenAIBodyRewrite,
-): string {
-  const needsModel = request.model !== rewrite.upstreamModel
-  const needsUsage = rewrite.includeUsage && request.stream_options?.include_usage !== true
-  if (!needsModel && !needsUsage) return text
-  const found = findTopLevelMembers(text)
-  const modelSpan = found?.members.get('model')
-  if (found === undefined || modelSpan === undefined) return reencode(request, rewrite)
-  const edits: TextEdit[] = []
-  if (needsModel) {
-    edits.push({
-      start: modelSpan.valueStart,
-      end: modelSpan.valueEnd,
-      text: JSON.stringify(rewrite.upstreamModel),
-    })
-  }
-  if (needsUsage) {
-    const optionsSpan = found.members.get('stream_options')
-    if (optionsSpan === undefined) {
-      const insertAt = found.openBrace + 1
-      edits.push({
-        start: insertAt,
-        end: insertAt,
-        text: '"stream_options":{"include_usage":true},',
-      })
-    } else {
-      edits.push({
-        start: optionsSpan.valueStart,
-        end: optionsSpan.valueEnd,
-        text: JSON.stringify(withIncludeUsage(request.stream_options)),
-      })
-    }
-  }
-  return applyEdits(text, edits)
-}
-
-function withIncludeUsage(options: unknown): Record<string, unknown> {
-  return { ...(isJsonObject(options) ? options : {}), include_usage: true }
-}
-
-/** The fallback for bodies whose keys are spelled with escapes: correct, but re-encoded. */
-function reencode(request: OpenAIChatRequest, rewrite: OpenAIBodyRewrite): string {
-  const body: Record<string, unknown> = { ...request, model: rewrite.upstreamModel }
-  if (rewrite.includeUsage) body['stream_options'] = withIncludeUsage(request.stream_options)
-  return JSON.stringify(body)
+export function rewriteOpenAIChatBody(json: ClientJson, rewrite: OpenAIBodyRewrite): string {
+  const body = isJsonObject(json.value) ? json.value : {}
+  const options = body['stream_options']
+  const hasUsage = isJsonObject(options) && options['include_usage'] === true
+  return spliceClientJson(json, {
+    model: rewrite.upstreamModel,
+    stream_options:
+      rewrite.includeUsage && !hasUsage
+        ? { ...(isJsonObject(options) ? options : {}), include_usage: true }
+        : undefined,
+  })
 }

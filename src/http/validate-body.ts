@@ -1,23 +1,19 @@
 import type { z } from 'zod'
 import { GatewayError } from '../errors'
-import { parseJson } from '../internal/json'
+import { checkArrayLimits, type ArrayLimit } from './array-limits'
 
 /**
- * Parses a JSON body and validates it with a zod schema. Malformed JSON and a bad field get a 400
- * whose message (and `param`) names the field, such as `messages[0].role`.
+ * Validates a parsed body with a zod schema, after checking the lengths of the arrays the
+ * gateway walks (`limits`), so that the work validation does stays bounded and linear. A bad
+ * field gets a 400 whose message (and `param`) names it, such as `messages[0].role`.
  */
-export function parseJsonBody<Schema extends z.ZodType>(
-  text: string,
+export function validateBody<Schema extends z.ZodType>(
+  value: unknown,
   schema: Schema,
+  limits: readonly ArrayLimit[],
 ): z.output<Schema> {
-  const parsed = parseJson(text)
-  if (!parsed.ok) {
-    throw new GatewayError(
-      'invalid_request',
-      `The request body is not valid JSON: ${parsed.error.message}`,
-    )
-  }
-  const result = schema.safeParse(parsed.value)
+  checkArrayLimits(value, limits)
+  const result = schema.safeParse(value)
   if (result.success) return result.data
   const issue = result.error.issues[0]!
   const param = issue.path
