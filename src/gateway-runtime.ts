@@ -1,6 +1,7 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
 import type { RequestEvent } from './observability/request-event'
 import type { GroupRegistry } from './routing/group-registry'
+import type { UsageLedger } from './usage/usage-ledger'
 import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
@@ -8,6 +9,8 @@ export type GatewayRuntime = {
   keyStore: () => Promise<KeyStore>
   registry: GroupRegistry
   meter: UsageMeter
+  /** Receives every settled request's record, when a ledger is configured. */
+  ledger: UsageLedger | undefined
   groupIdRouting: boolean
   maxBodyBytes: number
   maxResponseBytes: number

@@ -7,6 +7,7 @@ import { parseGatewayConfig } from './config/parse-config'
 import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import { ClientGoneError } from './upstream/classify-failure'
+import { createGatewayLifecycle, type GatewayCloseOptions } from './gateway-lifecycle'
 import type { GatewayRuntime, RequestScope } from './gateway-runtime'
 import { handleChatCompletions } from './handlers/chat-completions'
 import { handleCountTokens } from './handlers/count-tokens'
@@ -28,14 +29,24 @@ import type { UsageOutcome } from './usage/usage-meter'
 export type GatewayContext = { waitUntil?(promise: Promise<unknown>): void }
 
 /**
- * The gateway: one WHATWG handler, mountable on any runtime. The second argument is whatever the
- * runtime passes (Workers' `ctx`, Deno's `ServeHandlerInfo`, Bun's server); only a `waitUntil`
- * method on it is used.
+ * A WHATWG handler, mountable on any runtime. The second argument is whatever the runtime passes
+ * (Workers' `ctx`, Deno's `ServeHandlerInfo`, Bun's server); only a `waitUntil` method on it is
+ * used.
  */
-export type GatewayHandler = (
+export type GatewayFetch = (
   request: Request,
   context?: GatewayContext | object,
 ) => Promise<Response>
+
+/**
+ * The gateway: a `GatewayFetch`, plus `close()` for a graceful stop. `close()` refuses new
+ * requests (503), waits for those in flight and for their usage to settle, then closes the parts
+ * that hold resources (a usage ledger writes its queue; a key store stops listening). Stop the
+ * server first, then await it; `serveGateway`'s `close()` does both.
+ */
+export type GatewayHandler = GatewayFetch & {
+  close(options?: GatewayCloseOptions): Promise<void>
+}
 
 const handlers: Record<
   RouteName,
@@ -71,10 +82,15 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   // Key hashing is asynchronous (Web Crypto); start it now so the first request rarely waits.
   const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid)
   keyStorePromise.catch(() => undefined)
+  const meter = valid.usageMeter ?? createMemoryUsageMeter()
+  const lifecycle = createGatewayLifecycle(
+    [valid.usageLedger, valid.keyStore, meter].filter((part) => part !== undefined),
+  )
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,
     registry: buildGroupRegistry(valid, now),
-    meter: valid.usageMeter ?? createMemoryUsageMeter(),
+    meter,
+    ledger: valid.usageLedger,
     groupIdRouting: valid.groupIdRouting,
     maxBodyBytes: valid.maxBodyBytes,
     maxResponseBytes: valid.maxResponseBytes,
@@ -96,11 +112,17 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   }
   const basePath = valid.basePath
 
-  return async function gateway(
+  const gateway = async function gateway(
     request: Request,
     context?: GatewayContext | object,
   ): Promise<Response> {
-    const waitUntil = waitUntilOf(context)
+    const runtimeWaitUntil = waitUntilOf(context)
+    // Work a response leaves running is also the gateway's to wait for on close().
+    const waitUntil = (promise: Promise<unknown>) => {
+      lifecycle.track(promise)
+      runtimeWaitUntil(promise)
+    }
+    lifecycle.begin()
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = new URL(request.url)
@@ -123,6 +145,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       complete(status: number, outcome: UsageOutcome) {
         if (emitted) return
         emitted = true
+        lifecycle.end()
         // No listener, no event: building it is measurable work on every request.
         if (onEvent === undefined) return
         runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
@@ -131,6 +154,9 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     let response: Response
     let outcome: UsageOutcome = 'ok'
     try {
+      if (lifecycle.closing) {
+        throw new GatewayError('overloaded', 'The gateway is shutting down.', { status: 503 })
+      }
       const pathname = stripBasePath(url.pathname, basePath)
       const match =
         pathname === undefined ? { kind: 'unknown' as const } : matchRoute(pathname, request.method)
@@ -178,6 +204,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     if (!scope.eventDeferred) scope.complete(response.status, outcome)
     return response
   }
+  return Object.assign(gateway, { close: lifecycle.close })
 }
 
 /** The runtime's `waitUntil`, bound, or a no-op where the runtime has none. */

@@ -5,15 +5,17 @@
  * @module
  */
 export { createGateway } from './gateway'
-export type { GatewayContext, GatewayHandler } from './gateway'
+export type { GatewayContext, GatewayFetch, GatewayHandler } from './gateway'
+export type { GatewayCloseOptions } from './gateway-lifecycle'
 export { GatewayConfigError } from './config/parse-config'
 export type { ConfigIssue } from './config/parse-config'
 export { defaultForwardHeaders } from './config/schema'
 export type { GatewayConfig } from './config/schema'
 export { GatewayError, isGatewayError } from './errors'
 export type { GatewayErrorCode, GatewayErrorOptions, UpstreamErrorDetail } from './errors'
-export type { KeyRecord, KeyStore } from './auth/key-store'
+export type { KeyLimits, KeyRecord, KeyStore } from './auth/key-store'
 export { createMemoryKeyStore } from './auth/memory-key-store'
+export { createCompositeKeyStore } from './auth/composite-key-store'
 export type { HashedKey } from './auth/memory-key-store'
 export { hashKey } from './auth/hash-key'
 export { maskKey } from './auth/mask-key'
@@ -34,6 +36,7 @@ export type {
   UsageOutcome,
   UsageRecord,
 } from './usage/usage-meter'
+export type { UsageLedger } from './usage/usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
 export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
 export type { RequestEvent } from './observability/request-event'

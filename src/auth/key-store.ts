@@ -1,5 +1,19 @@
 import type { MaybePromise } from '../internal/maybe-promise'
 
+/**
+ * Per-key limits, beside the lifetime `quota.tokens`. Windows are per minute; budgets per UTC
+ * calendar day and month. The names are the config's (`keys[].limits`) and the key CLI's flags.
+ */
+export type KeyLimits = {
+  requestsPerMinute?: number | undefined
+  inputTokensPerMinute?: number | undefined
+  outputTokensPerMinute?: number | undefined
+  /** Requests in flight at once. */
+  concurrency?: number | undefined
+  tokensPerDay?: number | undefined
+  tokensPerMonth?: number | undefined
+}
+
 /** What the gateway knows about an API key. It never holds the key itself. */
 export type KeyRecord = {
   /** Stable identifier, used in usage records and events. */
@@ -10,6 +24,8 @@ export type KeyRecord = {
   groups?: readonly string[] | undefined
   /** The key's total token allowance; `undefined` means unlimited. */
   quota?: { tokens?: number | undefined } | undefined
+  /** Rate limits and calendar budgets of the key; an absent field is no limit. */
+  limits?: KeyLimits | undefined
   /** A disabled key is refused with 401. */
   disabled?: boolean | undefined
   /** After this instant the key is refused with 401. */

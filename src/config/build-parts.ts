@@ -1,4 +1,5 @@
 import { hashKey } from '../auth/hash-key'
+import { createCompositeKeyStore } from '../auth/composite-key-store'
 import type { KeyStore } from '../auth/key-store'
 import { createMemoryKeyStore } from '../auth/memory-key-store'
 import type { Group, GroupRegistry } from '../routing/group-registry'
@@ -44,17 +45,21 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
 /**
  * Builds the key store a config describes. Plaintext keys are hashed here and dropped: the store
  * keeps only SHA-256 hashes. Hashing is asynchronous (Web Crypto), so this returns a promise that
- * the first request awaits.
+ * the first request awaits. With both `keys` and a `keyStore` (a database), the config's keys are
+ * asked first, then the store.
  */
 export async function buildKeyStore(config: ValidGatewayConfig): Promise<KeyStore> {
-  if (config.keyStore !== undefined) return config.keyStore
+  if (config.keys === undefined && config.keyStore !== undefined) return config.keyStore
   const entries = await Promise.all((config.keys ?? []).map(hashEntry))
   const ids = new Set<string>()
   for (const entry of entries) {
     if (ids.has(entry.record.id)) throw new Error(`Duplicate key id "${entry.record.id}".`)
     ids.add(entry.record.id)
   }
-  return createMemoryKeyStore(entries)
+  const configKeys = createMemoryKeyStore(entries)
+  return config.keyStore === undefined
+    ? configKeys
+    : createCompositeKeyStore([configKeys, config.keyStore])
 }
 
 async function hashEntry(entry: KeyConfig) {

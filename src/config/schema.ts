@@ -3,6 +3,7 @@ import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
 import type { GroupRegistry } from '../routing/group-registry'
 import type { UpstreamProvider } from '../upstream/provider'
+import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { RequestEvent } from '../observability/request-event'
 
@@ -99,6 +100,46 @@ const keyEntry = z
     message: 'give exactly one of "key" or "keyHash"',
   })
 
+const milliseconds = z.number().int().nonnegative()
+
+/**
+ * Shared state: where keys, usage and limits live when several instances (or restarts) must
+ * agree. The core only validates it; `createGatewayWithState` from `model-gateway/node` connects
+ * the URLs (the core imports no driver).
+ */
+export const stateConfigSchema = z.strictObject({
+  /** Redis URL: the usage meter is shared. */
+  redis: z.string().min(1).optional(),
+  /** PostgreSQL URL: keys and the usage ledger persist. */
+  postgres: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  /** Namespace of Redis keys and Postgres tables (default "mg"). */
+  prefix: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,23}$/, 'use 1 to 24 lowercase letters, digits and "_"')
+    .optional(),
+  /** Postgres schema of the tables (default: the connection's search_path). */
+  schema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,29}$/, 'use up to 30 lowercase letters, digits and "_"')
+    .optional(),
+  /** How long Postgres key lookups are cached, found and not found (default 5000 ms each). */
+  keyCache: z
+    .strictObject({ ttlMs: milliseconds.optional(), negativeTtlMs: milliseconds.optional() })
+    .optional(),
+  /** Batching of the Postgres usage ledger. */
+  ledger: z
+    .strictObject({
+      flushIntervalMs: z.number().int().positive().optional(),
+      batchSize: z.number().int().positive().optional(),
+      maxQueue: z.number().int().positive().optional(),
+      drainTimeoutMs: milliseconds.optional(),
+    })
+    .optional(),
+})
+
 const headerName = z
   .string()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')
@@ -139,6 +180,8 @@ export const gatewayConfigSchema = z
     keys: z.array(keyEntry).optional(),
     keyStore: plugin<KeyStore>('lookup', 'KeyStore').optional(),
     usageMeter: plugin<UsageMeter>('reserve', 'UsageMeter').optional(),
+    usageLedger: plugin<UsageLedger>('record', 'UsageLedger').optional(),
+    state: stateConfigSchema.optional(),
     // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
     env: z.record(z.string(), z.unknown()).optional(),
     fetch: fn<typeof fetch>('a fetch').optional(),
@@ -153,8 +196,17 @@ export const gatewayConfigSchema = z
     if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
       issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
     }
-    if ((config.keys === undefined) === (config.keyStore === undefined)) {
-      issue(['keys'], 'give exactly one of "keys" or "keyStore"')
+    if (config.keys === undefined && config.keyStore === undefined) {
+      issue(['keys'], 'give "keys", a "keyStore", or both')
+    }
+    if (
+      config.state?.postgres !== undefined &&
+      (config.keyStore === undefined || config.usageLedger === undefined)
+    ) {
+      issue(
+        ['state', 'postgres'],
+        'the core cannot open database connections: use createGatewayWithState() from "model-gateway/node", or pass keyStore and usageLedger from "model-gateway/postgres"',
+      )
     }
     const groupIds = new Set<string>()
     config.groups?.forEach((entry, index) => {
@@ -199,3 +251,6 @@ export type GatewayConfig = AcceptReadonly<z.input<typeof gatewayConfigSchema>>
 
 /** The config after validation and defaults. */
 export type ValidGatewayConfig = z.output<typeof gatewayConfigSchema>
+
+/** The `state` section of a config, after validation. */
+export type StateConfig = z.output<typeof stateConfigSchema>

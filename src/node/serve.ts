@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { GatewayHandler } from '../gateway'
+import type { GatewayFetch } from '../gateway'
 import { toNodeHandler } from './to-node-handler'
 
 /** Where to listen. */
 export type ServeOptions = { port?: number; host?: string }
 
-/** A gateway listening on a port. */
+/**
+ * A gateway listening on a port. `close()` stops listening, ends open connections (in-flight
+ * streams end as aborted, with the usage seen so far), then awaits the gateway's own `close()`,
+ * which settles their usage and drains the usage ledger: once it resolves, nothing is left to
+ * write.
+ */
 export type ServedGateway = { server: Server; url: string; close(): Promise<void> }
 
 /**
@@ -19,7 +24,7 @@ export type ServedGateway = { server: Server; url: string; close(): Promise<void
  * const { url, close } = await serveGateway(gateway, { port: 8787 })
  */
 export function serveGateway(
-  handler: GatewayHandler,
+  handler: GatewayFetch & { close?: () => Promise<void> },
   options: ServeOptions = {},
 ): Promise<ServedGateway> {
   const server = createServer(toNodeHandler(handler))
@@ -35,11 +40,13 @@ export function serveGateway(
       resolve({
         server,
         url: `http://${host}:${address.port}`,
-        close: () =>
-          new Promise((done) => {
-            server.closeAllConnections()
+        close: async () => {
+          await new Promise<void>((done) => {
             server.close(() => done())
-          }),
+            server.closeAllConnections()
+          })
+          await handler.close?.()
+        },
       })
     })
   })

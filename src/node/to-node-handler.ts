@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import type { GatewayHandler } from '../gateway'
+import type { GatewayFetch } from '../gateway'
 
 /** A Node `http` request listener that is also Express middleware. */
 export type NodeHandler = (
@@ -23,7 +23,7 @@ export type NodeHandler = (
  * http.createServer(toNodeHandler(createGateway(config))).listen(8787)
  * app.use('/v1', toNodeHandler(gateway))
  */
-export function toNodeHandler(handler: GatewayHandler): NodeHandler {
+export function toNodeHandler(handler: GatewayFetch): NodeHandler {
   return (request, response, next) => {
     serve(handler, request, response).catch((error: unknown) => {
       if (next !== undefined && !response.headersSent) {
@@ -41,7 +41,7 @@ export function toNodeHandler(handler: GatewayHandler): NodeHandler {
 }
 
 async function serve(
-  handler: GatewayHandler,
+  handler: GatewayFetch,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {

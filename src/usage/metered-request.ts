@@ -46,6 +46,11 @@ export function startMeteredRequest(
         durationMs: runtime.now() - scope.startedAt,
       }
       try {
+        runtime.ledger?.record(record)
+      } catch (error) {
+        console.error('[model-gateway] usage ledger failed to take a record:', error)
+      }
+      try {
         const settled = runtime.meter.settle(reservation, record)
         if (settled instanceof Promise) scope.waitUntil(settled.catch(reportMeterFailure))
       } catch (error) {
