@@ -13,6 +13,16 @@ export default defineConfig([
     external: ['zod', 'eventsource-parser'],
   },
   {
+    // Keys, ledger and migrations over a client the user brings: no driver, no `node:`.
+    entry: { 'postgres/index': 'src/postgres/index.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    sourcemap: true,
+    external: ['zod', 'eventsource-parser'],
+  },
+  {
     // The Node bridge and CLI: the only code that imports `node:`.
     entry: { 'node/index': 'src/node/index.ts', 'node/cli': 'src/node/cli.ts' },
     format: ['esm', 'cjs'],
@@ -20,6 +30,7 @@ export default defineConfig([
     target: 'node20',
     dts: { entry: { 'node/index': 'src/node/index.ts' } },
     sourcemap: true,
-    external: ['zod', 'eventsource-parser', 'model-gateway'],
+    // `pg` is an optional peer dependency, imported only when a config names Postgres.
+    external: ['zod', 'eventsource-parser', 'model-gateway', 'pg'],
   },
 ])

@@ -4,7 +4,13 @@ import { join } from 'node:path'
 import { repoRoot } from './helpers/spawn-runtime'
 
 // What the examples import through the package's `exports` map.
-const outputs = ['dist/index.js', 'dist/index.d.ts', 'dist/node/index.js', 'dist/node/index.d.ts']
+const outputs = [
+  'dist/index.js',
+  'dist/index.d.ts',
+  'dist/node/index.js',
+  'dist/node/index.d.ts',
+  'dist/postgres/index.js',
+]
 const inputs = ['src', 'package.json', 'tsup.config.ts']
 
 /**

@@ -1,0 +1,90 @@
+import type { PostgresOptions } from './client'
+import { resolveTables } from './tables'
+
+/** Requests and tokens over a span. */
+export type UsageTotals = {
+  requests: number
+  errorRequests: number
+  abortedRequests: number
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  totalTokens: number
+}
+
+/** A key's usage from the daily rollup: per UTC day and model, the span's totals and lifetime. */
+export type KeyUsageReport = {
+  keyId: string
+  /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
+  since: string
+  until: string
+  days: Array<{ day: string; model: string } & UsageTotals>
+  totals: UsageTotals
+  lifetime: UsageTotals
+}
+
+const sums = `coalesce(sum(requests), 0)::text AS requests,
+  coalesce(sum(error_requests), 0)::text AS error_requests,
+  coalesce(sum(aborted_requests), 0)::text AS aborted_requests,
+  coalesce(sum(input_tokens), 0)::text AS input_tokens,
+  coalesce(sum(output_tokens), 0)::text AS output_tokens,
+  coalesce(sum(cached_input_tokens), 0)::text AS cached_input_tokens,
+  coalesce(sum(total_tokens), 0)::text AS total_tokens`
+
+const dayMs = 86_400_000
+
+/**
+ * A key's usage per UTC day and model, from the daily rollup the ledger keeps (so it reads a few
+ * rows per day, never the ledger itself). The span defaults to the last 30 days, today included.
+ * Rows still queued on running instances (at most their flush interval) are not in it yet.
+ */
+export async function keyUsage(
+  options: PostgresOptions,
+  keyId: string,
+  span: { since?: Date; until?: Date; now?: () => number } = {},
+): Promise<KeyUsageReport> {
+  const tables = resolveTables(options)
+  const now = (span.now ?? Date.now)()
+  const until = utcDay(span.until ?? new Date(now))
+  const since = utcDay(span.since ?? new Date(Date.parse(until) - 29 * dayMs))
+  const [days, lifetime] = await Promise.all([
+    options.client.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${sums} FROM ${tables.daily}
+       WHERE key_id = $1 AND day BETWEEN $2::date AND $3::date
+       GROUP BY day, model ORDER BY day, model`,
+      [keyId, since, until],
+    ),
+    options.client.query(`SELECT ${sums} FROM ${tables.daily} WHERE key_id = $1`, [keyId]),
+  ])
+  const rows = days.rows.map((row) => ({
+    day: String(row.day),
+    model: String(row.model),
+    ...readTotals(row),
+  }))
+  const totals = emptyTotals()
+  for (const row of rows) {
+    for (const name of Object.keys(totals) as Array<keyof UsageTotals>) totals[name] += row[name]
+  }
+  return { keyId, since, until, days: rows, totals, lifetime: readTotals(lifetime.rows[0] ?? {}) }
+}
+
+function readTotals(row: Record<string, unknown>): UsageTotals {
+  return {
+    requests: Number(row.requests ?? 0),
+    errorRequests: Number(row.error_requests ?? 0),
+    abortedRequests: Number(row.aborted_requests ?? 0),
+    inputTokens: Number(row.input_tokens ?? 0),
+    outputTokens: Number(row.output_tokens ?? 0),
+    cachedInputTokens: Number(row.cached_input_tokens ?? 0),
+    totalTokens: Number(row.total_tokens ?? 0),
+  }
+}
+
+function emptyTotals(): UsageTotals {
+  return readTotals({})
+}
+
+/** `YYYY-MM-DD` of an instant, in UTC. */
+function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10)
+}

@@ -1,0 +1,95 @@
+import type { Tables } from './tables'
+
+/** One schema migration: a version, a name, and its DDL (run inside one `DO` block). */
+export type Migration = { version: number; name: string; sql: (tables: Tables) => string }
+
+/**
+ * The schema, in order. Never edit a released migration: add the next one.
+ *
+ * - `api_keys`: one row per database key. Only the SHA-256 of the key is stored; `public_id` (the
+ *   middle of `sk-mg-<public id>-<secret>`) finds the row. A trigger notifies every change on the
+ *   key channel, so instances drop their cached copy even when an operator edits the table by
+ *   hand.
+ * - `usage_ledger`: one row per request, keyed by request id (and start time, which a partitioned
+ *   table's key must include). Range-partitioned by month on `started_at`, so retention drops a
+ *   month's partition instead of deleting rows (spend-log tables of other gateways bloat to
+ *   hundreds of GB with DELETE-based retention); a default partition catches any row whose month
+ *   has no partition yet.
+ * - `usage_daily`: requests and tokens per key, UTC day and model, upserted in the same statement
+ *   that inserts the ledger rows, so the two always agree.
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'api keys, usage ledger and daily rollup',
+    sql: (t) => `
+CREATE TABLE ${t.keys} (
+  id text PRIMARY KEY,
+  public_id text NOT NULL UNIQUE,
+  secret_hash text NOT NULL CHECK (secret_hash ~ '^[0-9a-f]{64}$'),
+  name text,
+  groups jsonb,
+  quota_tokens bigint CHECK (quota_tokens >= 0),
+  limits jsonb NOT NULL DEFAULT '{}'::jsonb,
+  expires_at timestamptz,
+  revoked_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE FUNCTION ${t.qualify(`${t.prefix}_notify_key_change`)}() RETURNS trigger
+LANGUAGE plpgsql AS $mg_function$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    PERFORM pg_notify(TG_ARGV[0], OLD.public_id);
+  ELSE
+    PERFORM pg_notify(TG_ARGV[0], NEW.public_id);
+  END IF;
+  RETURN NULL;
+END
+$mg_function$;
+CREATE TRIGGER "${t.prefix}_api_keys_notify" AFTER INSERT OR UPDATE OR DELETE ON ${t.keys}
+  FOR EACH ROW EXECUTE FUNCTION ${t.qualify(`${t.prefix}_notify_key_change`)}('${t.keyChannel}');
+
+CREATE TABLE ${t.ledger} (
+  request_id text NOT NULL,
+  started_at timestamptz NOT NULL,
+  key_id text NOT NULL,
+  group_id text NOT NULL,
+  provider_id text NOT NULL,
+  model text NOT NULL,
+  upstream_model text NOT NULL,
+  route text NOT NULL,
+  stream boolean NOT NULL,
+  outcome text NOT NULL,
+  status smallint NOT NULL,
+  input_tokens bigint,
+  output_tokens bigint,
+  cached_input_tokens bigint,
+  total_tokens bigint,
+  estimated boolean NOT NULL DEFAULT false,
+  duration_ms integer NOT NULL,
+  recorded_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (request_id, started_at)
+) PARTITION BY RANGE (started_at);
+CREATE INDEX "${t.prefix}_usage_ledger_key_started" ON ${t.ledger} (key_id, started_at);
+CREATE TABLE ${t.qualify(`${t.prefix}_usage_ledger_default`)} PARTITION OF ${t.ledger} DEFAULT;
+
+CREATE TABLE ${t.daily} (
+  key_id text NOT NULL,
+  day date NOT NULL,
+  model text NOT NULL,
+  requests bigint NOT NULL,
+  error_requests bigint NOT NULL,
+  aborted_requests bigint NOT NULL,
+  input_tokens bigint NOT NULL,
+  output_tokens bigint NOT NULL,
+  cached_input_tokens bigint NOT NULL,
+  total_tokens bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (key_id, day, model)
+);`,
+  },
+]
+
+/** The schema version this code needs. */
+export const latestSchemaVersion = migrations[migrations.length - 1]!.version

@@ -1,0 +1,346 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createGateway, createMemoryUsageMeter, type UsageRecord } from '../../src/index'
+import { createPostgresLedger, keyUsage, migrate } from '../../src/postgres/index'
+import { openAIClient } from '../helpers/gateway'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { startTcpProxy } from '../helpers/tcp-proxy'
+
+let database: TestDatabase
+beforeAll(async () => {
+  database = await createTestDatabase('ledger')
+})
+afterAll(() => database.drop())
+
+/** A fresh schema per test, so counts are the test's own. */
+let schemas = 0
+async function freshSchema(): Promise<string> {
+  const schema = `ledger_${++schemas}`
+  await migrate({ client: database.pool, schema })
+  return schema
+}
+
+const day = Date.UTC(2026, 10, 23)
+
+function record(index: number, overrides: Partial<UsageRecord> = {}): UsageRecord {
+  return {
+    requestId: `req_${index}`,
+    keyId: `key_${index % 3}`,
+    groupId: 'g',
+    providerId: 'g#0',
+    model: index % 2 === 0 ? 'fast' : 'slow',
+    upstreamModel: 'upstream-model',
+    route: 'chat.completions',
+    stream: index % 2 === 0,
+    usage: {
+      inputTokens: 10 + index,
+      outputTokens: index,
+      cachedInputTokens: index % 5,
+      totalTokens: 10 + 2 * index,
+    },
+    outcome: 'ok',
+    status: 200,
+    startedAt: day + index * 1000,
+    durationMs: 5,
+    ...overrides,
+  }
+}
+
+async function count(schema: string): Promise<number> {
+  const { rows } = await database.pool.query(
+    `SELECT count(*)::int AS n FROM ${schema}.mg_usage_ledger`,
+  )
+  return rows[0].n
+}
+
+/** Sums from the ledger and from the rollup, per key, day and model: they must agree. */
+async function rollupMatchesLedger(schema: string) {
+  const sums = `count(*)::int AS requests, coalesce(sum(input_tokens),0)::int AS input,
+    coalesce(sum(output_tokens),0)::int AS output, coalesce(sum(cached_input_tokens),0)::int AS cached,
+    coalesce(sum(total_tokens),0)::int AS total`
+  const ledger = await database.pool.query(
+    `SELECT key_id, (started_at AT TIME ZONE 'UTC')::date::text AS day, model, ${sums}
+     FROM ${schema}.mg_usage_ledger GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  )
+  const daily = await database.pool.query(
+    `SELECT key_id, day::text AS day, model, requests::int, input_tokens::int AS input,
+       output_tokens::int AS output, cached_input_tokens::int AS cached, total_tokens::int AS total
+     FROM ${schema}.mg_usage_daily ORDER BY 1, 2, 3`,
+  )
+  expect(daily.rows).toEqual(ledger.rows)
+  return daily.rows
+}
+
+describe('Postgres usage ledger', () => {
+  it('writes one row per record, idempotently, with a rollup equal to the rows', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({ client: database.pool, schema, batchSize: 64 })
+    const records = Array.from({ length: 300 }, (_, index) =>
+      record(index, index === 7 ? { usage: undefined, outcome: 'aborted', status: 499 } : {}),
+    )
+    for (const item of records) ledger.record(item)
+    await ledger.close()
+    expect(await count(schema)).toBe(300)
+    expect(ledger.stats()).toMatchObject({ written: 300, queued: 0, dropped: 0, lost: 0 })
+
+    // A replay (a retried batch, or a second instance sending the same ids) changes nothing.
+    const replay = createPostgresLedger({ client: database.pool, schema })
+    for (const item of records.slice(0, 150)) replay.record(item)
+    await replay.close()
+    expect(replay.stats().written).toBe(0)
+    expect(await count(schema)).toBe(300)
+    const rollup = await rollupMatchesLedger(schema)
+    expect(rollup.reduce((sum, row) => sum + row.requests, 0)).toBe(300)
+
+    const { rows } = await database.pool.query(
+      `SELECT request_id, key_id, group_id, provider_id, model, upstream_model, route, stream, outcome,
+         status, input_tokens::int, output_tokens::int, cached_input_tokens::int, total_tokens::int,
+         estimated, duration_ms, (extract(epoch FROM started_at) * 1000)::bigint::text AS started_ms
+       FROM ${schema}.mg_usage_ledger WHERE request_id IN ('req_4', 'req_7') ORDER BY request_id`,
+    )
+    expect(rows).toEqual([
+      {
+        request_id: 'req_4',
+        key_id: 'key_1',
+        group_id: 'g',
+        provider_id: 'g#0',
+        model: 'fast',
+        upstream_model: 'upstream-model',
+        route: 'chat.completions',
+        stream: true,
+        outcome: 'ok',
+        status: 200,
+        input_tokens: 14,
+        output_tokens: 4,
+        cached_input_tokens: 4,
+        total_tokens: 18,
+        estimated: false,
+        duration_ms: 5,
+        started_ms: String(day + 4000),
+      },
+      // No usage reported: the counts stay null, never a silent zero.
+      expect.objectContaining({
+        request_id: 'req_7',
+        outcome: 'aborted',
+        status: 499,
+        input_tokens: null,
+        total_tokens: null,
+      }),
+    ])
+  })
+
+  it('puts rows in monthly partitions, made on demand', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({ client: database.pool, schema })
+    ledger.record(record(1, { startedAt: Date.UTC(2025, 0, 31, 23, 59) }))
+    ledger.record(record(2, { startedAt: Date.UTC(2025, 1, 1, 0, 1) }))
+    ledger.record(record(3, { startedAt: Date.UTC(2025, 11, 31, 12) }))
+    await ledger.close()
+    const { rows } = await database.pool.query(
+      `SELECT tableoid::regclass::text AS partition, request_id FROM ${schema}.mg_usage_ledger ORDER BY request_id`,
+    )
+    expect(rows).toEqual([
+      { partition: `${schema}.mg_usage_ledger_p202501`, request_id: 'req_1' },
+      { partition: `${schema}.mg_usage_ledger_p202502`, request_id: 'req_2' },
+      { partition: `${schema}.mg_usage_ledger_p202512`, request_id: 'req_3' },
+    ])
+  })
+
+  it('answers usedSince from the rollup for whole days and the ledger for the rest', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({ client: database.pool, schema })
+    const hour = 3_600_000
+    const at = (ms: number, tokens: number, index: number) =>
+      record(index, {
+        keyId: 'budget',
+        startedAt: ms,
+        usage: { inputTokens: tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: tokens },
+      })
+    ledger.record(at(day - 2 * 24 * hour, 1000, 1)) // two days before
+    ledger.record(at(day + 1 * hour, 100, 2)) // today 01:00
+    ledger.record(at(day + 5 * hour, 10, 3)) // today 05:00
+    ledger.record(at(day + 24 * hour + hour, 1, 4)) // tomorrow
+    ledger.record(at(day + 2 * hour, 5, 5)) // today 02:00, another key
+    ledger.record({ ...at(day + 2 * hour, 5, 6), keyId: 'other' })
+    ledger.record({ ...at(day + 3 * hour, 0, 7), usage: undefined })
+    await ledger.close()
+    expect(await ledger.usedSince('budget', 0)).toBe(1116)
+    expect(await ledger.usedSince('budget', day)).toBe(116)
+    expect(await ledger.usedSince('budget', day + 2 * hour)).toBe(16)
+    expect(await ledger.usedSince('budget', day + 5 * hour)).toBe(11)
+    expect(await ledger.usedSince('budget', day + 5 * hour + 1)).toBe(1)
+    expect(await ledger.usedSince('nobody', 0)).toBe(0)
+
+    const report = await keyUsage({ client: database.pool, schema }, 'budget', {
+      since: new Date(day - 3 * 24 * hour),
+      until: new Date(day),
+    })
+    expect(report.totals.totalTokens).toBe(1115)
+    expect(report.lifetime.totalTokens).toBe(1116)
+    expect(report.days.map((row) => row.day)).toEqual(['2026-11-21', '2026-11-23', '2026-11-23'])
+  })
+
+  it('keeps rows queued while Postgres is down, retries, and writes them when it is back', async () => {
+    const schema = await freshSchema()
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 })
+    const pool = new pg.Pool({
+      connectionString: database.url.replace(':5432/', `:${proxy.port}/`),
+      connectionTimeoutMillis: 500,
+    })
+    pool.on('error', () => undefined)
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const ledger = createPostgresLedger({
+      client: pool,
+      schema,
+      flushIntervalMs: 20,
+      retryMinMs: 20,
+      retryMaxMs: 100,
+      maxQueue: 50,
+    })
+    try {
+      proxy.cut()
+      const started = performance.now()
+      for (let index = 0; index < 60; index += 1) ledger.record(record(index))
+      // Recording never waits on the database, even with it down and the queue full.
+      expect(performance.now() - started).toBeLessThan(50)
+      await vi.waitFor(() => expect(ledger.stats().failedWrites).toBeGreaterThanOrEqual(2), {
+        timeout: 5000,
+      })
+      expect(ledger.stats()).toMatchObject({ queued: 50, dropped: 10, written: 0 })
+      const logged = errors.mock.calls.map((call) => call.join(' ')).join('\n')
+      expect(logged).toMatch(/queue is full \(50 records\): request req_50 is not recorded/)
+      expect(logged).toMatch(/writing 50 rows to Postgres failed; 50 queued, retrying/)
+
+      proxy.restore()
+      await vi.waitFor(() => expect(ledger.stats().queued).toBe(0), { timeout: 5000 })
+      expect(ledger.stats()).toMatchObject({ written: 50, dropped: 10 })
+      expect(await count(schema)).toBe(50)
+      await rollupMatchesLedger(schema)
+    } finally {
+      errors.mockRestore()
+      await ledger.close()
+      await pool.end()
+      await proxy.close()
+    }
+  })
+
+  it('drops only the row Postgres refuses, and says which', async () => {
+    const schema = await freshSchema()
+    await database.pool.query(
+      `ALTER TABLE ${schema}.mg_usage_ledger ADD CONSTRAINT refuse_poison CHECK (model <> 'poison')`,
+    )
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const ledger = createPostgresLedger({ client: database.pool, schema })
+    for (let index = 0; index < 40; index += 1) {
+      ledger.record(record(index, index === 17 ? { model: 'poison' } : {}))
+    }
+    // Text Postgres cannot hold as it is: a NUL and a lone surrogate.
+    ledger.record(record(99, { model: 'nul\u0000and\uD800lone' }))
+    await ledger.close()
+    const logged = errors.mock.calls.flat().join(' ')
+    errors.mockRestore()
+    expect(ledger.stats()).toMatchObject({ written: 40, rejected: 1, lost: 0 })
+    expect(logged).toMatch(/refused the row of request req_17/)
+    const { rows } = await database.pool.query(
+      `SELECT model FROM ${schema}.mg_usage_ledger WHERE request_id = 'req_99'`,
+    )
+    expect(rows).toEqual([{ model: 'nuland\uFFFDlone' }])
+    await rollupMatchesLedger(schema)
+  })
+
+  it('close() drains a large queue in batches, and reports what it could not write', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({
+      client: database.pool,
+      schema,
+      flushIntervalMs: 60_000,
+      batchSize: 5000,
+    })
+    for (let index = 0; index < 1200; index += 1) ledger.record(record(index))
+    expect(ledger.stats().queued).toBe(1200)
+    await ledger.close()
+    expect(await count(schema)).toBe(1200)
+    expect(ledger.stats()).toMatchObject({ written: 1200, queued: 0, lost: 0 })
+
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    ledger.record(record(5000))
+    expect(ledger.stats().dropped).toBe(1)
+    const down = createPostgresLedger({
+      client: { query: () => Promise.reject(Object.assign(new Error('down'), { code: '57P01' })) },
+      schema,
+      drainTimeoutMs: 200,
+      retryMinMs: 20,
+    })
+    for (let index = 0; index < 5; index += 1) down.record(record(index))
+    await down.close()
+    const logged = errors.mock.calls.flat().join(' ')
+    errors.mockRestore()
+    expect(down.stats()).toMatchObject({ lost: 5, queued: 0 })
+    expect(logged).toMatch(/5 records could not be written/)
+  })
+})
+
+describe('the gateway with a Postgres ledger', () => {
+  it('records every request exactly once, aborted streams included, with the meter’s tokens', async () => {
+    const schema = await freshSchema()
+    const meter = createMemoryUsageMeter({ maxRecords: 10_000 })
+    const ledger = createPostgresLedger({ client: database.pool, schema, batchSize: 50 })
+    const key = 'sk-ledger-test-0123456789abcdefABCD'
+    const gateway = createGateway({
+      groups: [
+        {
+          id: 'demo',
+          protocol: 'openai',
+          models: ['demo-echo'],
+          upstreams: [{ provider: 'mock', chunkDelayMs: 2 }],
+        },
+      ],
+      keys: [{ key, id: 'ledger-key' }],
+      usageMeter: meter,
+      usageLedger: ledger,
+    })
+    const client = openAIClient(gateway, key)
+    const total = 200
+    await Promise.all(
+      Array.from({ length: total }, async (_, index) => {
+        const messages = [{ role: 'user' as const, content: `message number ${index} `.repeat(5) }]
+        if (index % 3 === 0) {
+          await client.chat.completions.create({ model: 'demo-echo', messages })
+          return
+        }
+        const controller = new AbortController()
+        const stream = await client.chat.completions.create(
+          { model: 'demo-echo', messages, stream: true, stream_options: { include_usage: true } },
+          { signal: controller.signal },
+        )
+        let chunks = 0
+        try {
+          for await (const chunk of stream) {
+            void chunk
+            // Every fifth stream is abandoned after its second chunk.
+            if (index % 5 === 1 && ++chunks === 2) controller.abort()
+          }
+        } catch (error) {
+          if (!controller.signal.aborted) throw error
+        }
+      }),
+    )
+    await gateway.close()
+    const records = meter.records()
+    expect(records).toHaveLength(total)
+    expect(records.filter((item) => item.outcome === 'aborted').length).toBeGreaterThan(20)
+    expect(await count(schema)).toBe(total)
+    const { rows } = await database.pool.query(
+      `SELECT count(DISTINCT request_id)::int AS ids, coalesce(sum(total_tokens), 0)::int AS tokens,
+         count(*) FILTER (WHERE outcome = 'aborted')::int AS aborted
+       FROM ${schema}.mg_usage_ledger`,
+    )
+    const summary = meter.summary('ledger-key') as { totalTokens: number }
+    expect(rows[0]).toEqual({
+      ids: total,
+      tokens: summary.totalTokens,
+      aborted: records.filter((item) => item.outcome === 'aborted').length,
+    })
+    await rollupMatchesLedger(schema)
+  })
+})
