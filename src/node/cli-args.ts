@@ -5,15 +5,20 @@ export type CliArgs = {
   host: string
   /** Print a plaintext key from the config and a curl line (the demo's `npm start`). */
   printDemo: boolean
+  /** Do not apply schema migrations at start (with `state.postgres`); only check the version. */
+  noMigrate: boolean
 }
 
 /** The usage text, printed with `--help` and with a bad command line. */
-export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1] [--print-demo]
+export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1] [--print-demo] [--no-migrate]
+       model-gateway migrate [--config <file.json> | --database <url>]
+       model-gateway keys create|list|revoke|update|usage …   (model-gateway keys --help)
 
   --config      the gateway config (JSON; "\${NAME}" reads an environment variable)
   --port        port to listen on (default 8787; 0 picks a free one)
   --host        address to bind (default 127.0.0.1)
-  --print-demo  print the first plaintext key of the config and a ready-to-paste curl line`
+  --print-demo  print the first plaintext key of the config and a ready-to-paste curl line
+  --no-migrate  with "state.postgres": do not apply schema migrations at start, only check them`
 
 /**
  * Parses `argv` (without the node and script paths).
@@ -21,7 +26,12 @@ export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [-
  * @throws Error with a one-line reason for a bad command line
  */
 export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' {
-  const args: Partial<CliArgs> = { port: 8787, host: '127.0.0.1', printDemo: false }
+  const args: Partial<CliArgs> = {
+    port: 8787,
+    host: '127.0.0.1',
+    printDemo: false,
+    noMigrate: false,
+  }
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index]!.split(/=(.*)/s, 2) as [string, string | undefined]
     const value = () => {
@@ -50,6 +60,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' {
         break
       case '--print-demo':
         args.printDemo = true
+        break
+      case '--no-migrate':
+        args.noMigrate = true
         break
       default:
         throw new Error(`unknown option ${flag}`)

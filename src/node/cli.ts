@@ -1,16 +1,41 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { createGateway } from '../gateway'
 import { GatewayConfigError } from '../config/parse-config'
+import type { GatewayConfig } from '../config/schema'
 import { parseCliArgs, usage } from './cli-args'
+import { UsageError } from './cli-database'
+import { keysUsage, runKeys } from './cli-keys'
+import { migrateUsage, runMigrate } from './cli-migrate'
 import { createNodeFetch } from './node-fetch'
 import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
+import { createGatewayWithState } from './state'
 import { demoBanner } from './demo-banner'
 
-/** `model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1]`: validate, serve, print. */
+/** The CLI: `model-gateway migrate …`, `model-gateway keys …`, or serving a config. */
 async function main(argv: readonly string[]): Promise<number> {
+  const command = argv[0]
+  if (command === 'migrate' || command === 'keys') {
+    const run = command === 'migrate' ? runMigrate : runKeys
+    try {
+      return await run(argv.slice(1))
+    } catch (error) {
+      if (isCommandLineError(error)) {
+        console.error(
+          `model-gateway: ${(error as Error).message}\n\n${command === 'migrate' ? migrateUsage : keysUsage}`,
+        )
+        return 2
+      }
+      console.error(`model-gateway: ${(error as Error).message}`)
+      return 1
+    }
+  }
+  return serve(argv)
+}
+
+/** `model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1]`: validate, serve, print. */
+async function serve(argv: readonly string[]): Promise<number> {
   let args: ReturnType<typeof parseCliArgs>
   try {
     args = parseCliArgs(argv)
@@ -32,29 +57,66 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   let gateway
   try {
-    gateway = createGateway({
-      ...(config as object),
-      // node:http relays with about a third less CPU per request than the global fetch
-      // (docs/decisions/0002-node-upstream-transport.md).
-      fetch: createNodeFetch(),
-      onEvent: (event) => console.log(formatRequestLog(event)),
-    } as Parameters<typeof createGateway>[0])
+    gateway = await createGatewayWithState(
+      {
+        ...(config as object),
+        // node:http relays with about a third less CPU per request than the global fetch
+        // (docs/decisions/0002-node-upstream-transport.md).
+        fetch: createNodeFetch(),
+        onEvent: (event) => console.log(formatRequestLog(event)),
+      } as GatewayConfig,
+      { migrate: !args.noMigrate },
+    )
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       console.error(`model-gateway: ${path}\n${error.message}`)
       return 1
     }
-    throw error
+    console.error(`model-gateway: ${(error as Error).message}`)
+    return 1
+  }
+  for (const step of gateway.state.migration?.applied ?? []) {
+    console.log(`model-gateway: applied schema migration ${step.version}: ${step.name}`)
   }
   const served = await serveGateway(gateway, { port: args.port, host: args.host })
+  let stopping = false
+  const stop = (signal: string) => {
+    // A second signal means "now": exit without waiting for the drain.
+    if (stopping) process.exit(1)
+    stopping = true
+    const ledger = gateway.state.usageLedger
+    console.log(
+      `model-gateway: ${signal}, shutting down${ledger === undefined ? '' : `; writing ${ledger.stats().queued} queued usage records`}`,
+    )
+    void served.close().then(
+      () => {
+        const stats = ledger?.stats()
+        if (stats !== undefined) {
+          console.log(
+            `model-gateway: stopped; usage ledger wrote ${stats.written} rows, lost ${stats.lost}, dropped ${stats.dropped}`,
+          )
+        }
+        process.exit(stats !== undefined && stats.lost > 0 ? 1 : 0)
+      },
+      (error: unknown) => {
+        console.error('model-gateway: shutdown failed:', error)
+        process.exit(1)
+      },
+    )
+  }
+  // Before the address is printed: whoever reads it may signal at once.
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
   console.log(`model-gateway listening on ${served.url}`)
   if (args.printDemo) console.log(demoBanner(config, served.url))
-  const stop = () => {
-    void served.close().then(() => process.exit(0))
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
   return -1
+}
+
+/** A bad command line: our own `UsageError`, or one `node:util`'s `parseArgs` threw. */
+function isCommandLineError(error: unknown): boolean {
+  if (error instanceof UsageError) return true
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
 }
 
 main(process.argv.slice(2)).then(

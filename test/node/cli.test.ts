@@ -107,6 +107,7 @@ describe('model-gateway CLI', () => {
       port: 9000,
       host: '0.0.0.0',
       printDemo: false,
+      noMigrate: false,
     })
     expect(() => parseCliArgs([])).toThrow('--config is required')
     expect(() => parseCliArgs(['--config', 'a', '--wat'])).toThrow('unknown option --wat')

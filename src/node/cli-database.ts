@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import type { PostgresOptions } from '../postgres/client'
+import { openPostgresPool } from './postgres-pool'
+import { readStateConfig } from './state'
+
+/** Flags every database command takes. */
+export const databaseOptions = {
+  config: { type: 'string', short: 'c' },
+  database: { type: 'string' },
+  prefix: { type: 'string' },
+  schema: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+/** The usage lines of the flags above. */
+export const databaseUsage = `  --config <file>   read the database from the config's "state" ("postgres", "prefix", "schema")
+  --database <url>  the database URL (overrides the config's)
+  --prefix <name>   table prefix (default: the config's, else "mg")
+  --schema <name>   Postgres schema (default: the config's, else the search_path)
+  --json            print JSON for scripts instead of text for people`
+
+/** A connected database for a command, and the config's group ids when a config was read. */
+export type CommandDatabase = {
+  postgres: PostgresOptions
+  groupIds: ReadonlySet<string> | undefined
+  close(): Promise<void>
+}
+
+/** A bad command line: printed with the command's usage, exit status 2. */
+export class UsageError extends Error {}
+
+/**
+ * Opens the database a command names, by `--database` or by the config's `state.postgres`.
+ * Only the config's `state` is expanded, so an unset upstream key variable does not stop an
+ * operator from managing keys.
+ */
+export async function openCommandDatabase(values: {
+  config?: string | undefined
+  database?: string | undefined
+  prefix?: string | undefined
+  schema?: string | undefined
+}): Promise<CommandDatabase> {
+  let config: { state?: unknown; groups?: Array<{ id?: unknown }> } = {}
+  if (values.config !== undefined) {
+    const path = resolve(values.config)
+    try {
+      config = JSON.parse(await readFile(path, 'utf8')) as typeof config
+    } catch (error) {
+      throw new Error(`cannot read ${path}: ${(error as Error).message}`)
+    }
+  }
+  const state = readStateConfig(config.state)
+  const url = values.database ?? state?.postgres
+  if (url === undefined) {
+    throw new UsageError('name the database with --database <url> or a config with state.postgres')
+  }
+  const pool = await openPostgresPool(url)
+  const groupIds = Array.isArray(config.groups)
+    ? new Set(config.groups.map((group) => String(group.id)))
+    : undefined
+  return {
+    postgres: {
+      client: pool,
+      prefix: values.prefix ?? state?.prefix,
+      schema: values.schema ?? state?.schema,
+    },
+    groupIds,
+    close: () => pool.end(),
+  }
+}
