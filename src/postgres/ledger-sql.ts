@@ -82,18 +82,19 @@ export function insertBatchSql(tables: Tables): string {
 ), inserted AS (
   INSERT INTO ${tables.ledger} (request_id, started_at, key_id, group_id, provider_id, model,
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
-    cached_input_tokens, total_tokens, estimated, duration_ms)
+    cached_input_tokens, total_tokens, estimated, duration_ms, ended_at)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
-    output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms
+    output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
+    timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond'
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
-  RETURNING key_id, started_at, model, outcome, input_tokens, output_tokens, cached_input_tokens,
+  RETURNING key_id, ended_at, model, outcome, input_tokens, output_tokens, cached_input_tokens,
     total_tokens
 ), rolled AS (
   INSERT INTO ${tables.daily} AS daily (key_id, day, model, requests, error_requests,
     aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens)
-  SELECT key_id, (started_at AT TIME ZONE 'UTC')::date, model, count(*),
+  SELECT key_id, (ended_at AT TIME ZONE 'UTC')::date, model, count(*),
     count(*) FILTER (WHERE outcome = 'error'), count(*) FILTER (WHERE outcome = 'aborted'),
     coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
     coalesce(sum(cached_input_tokens), 0), coalesce(sum(total_tokens), 0)

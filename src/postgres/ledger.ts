@@ -52,9 +52,11 @@ export type PostgresLedger = UsageLedger & {
   close(): Promise<void>
   stats(): LedgerStats
   /**
-   * Tokens a key used from `sinceMs` on, by the rows in Postgres: the daily rollup for whole UTC
-   * days and the ledger for the part of a day before them. What budgets re-seed from after the
-   * shared meter lost its state. Rows still queued on some instance are not counted.
+   * Tokens of a key's requests that ended at or after `sinceMs`, by the rows in Postgres: the
+   * daily rollup for whole UTC days and the ledger for the part of a day before them. What budgets
+   * re-seed from after the shared meter lost its state (`reseed: (keyId, period) =>
+   * ledger.usedSince(keyId, period.startMs)`). Rows still queued on some instance (at most
+   * `flushIntervalMs` of its traffic) are not counted yet.
    */
   usedSince(keyId: string, sinceMs: number): Promise<number>
 }
@@ -253,8 +255,8 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
            coalesce((SELECT sum(total_tokens) FROM ${tables.daily}
                      WHERE key_id = $1 AND day >= $2::date), 0)
          + coalesce((SELECT sum(total_tokens) FROM ${tables.ledger}
-                     WHERE key_id = $1 AND started_at >= $3::timestamptz
-                       AND started_at < $4::timestamptz), 0)
+                     WHERE key_id = $1 AND ended_at >= $3::timestamptz
+                       AND ended_at < $4::timestamptz), 0)
          )::text AS used`,
         [
           keyId,

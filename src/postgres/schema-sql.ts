@@ -16,7 +16,8 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   hundreds of GB with DELETE-based retention); a default partition catches any row whose month
  *   has no partition yet.
  * - `usage_daily`: requests and tokens per key, UTC day and model, upserted in the same statement
- *   that inserts the ledger rows, so the two always agree.
+ *   that inserts the ledger rows, so the two always agree. A request counts on the day it ended
+ *   (`ended_at`), when the meter settled it: the same day a daily budget counted it.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -68,10 +69,11 @@ CREATE TABLE ${t.ledger} (
   total_tokens bigint,
   estimated boolean NOT NULL DEFAULT false,
   duration_ms integer NOT NULL,
+  ended_at timestamptz NOT NULL,
   recorded_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (request_id, started_at)
 ) PARTITION BY RANGE (started_at);
-CREATE INDEX "${t.prefix}_usage_ledger_key_started" ON ${t.ledger} (key_id, started_at);
+CREATE INDEX "${t.prefix}_usage_ledger_key_ended" ON ${t.ledger} (key_id, ended_at);
 CREATE TABLE ${t.qualify(`${t.prefix}_usage_ledger_default`)} PARTITION OF ${t.ledger} DEFAULT;
 
 CREATE TABLE ${t.daily} (

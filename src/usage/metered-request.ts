@@ -1,5 +1,5 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { Reservation, TokenUsage, UsageOutcome } from './usage-meter'
+import type { Reservation, TokenUsage, UsageOutcome, UsageRecord } from './usage-meter'
 
 /** A request admitted by the meter: it settles exactly once, however it ends. */
 export type MeteredRequest = {
@@ -45,18 +45,28 @@ export function startMeteredRequest(
         startedAt: scope.startedAt,
         durationMs: runtime.now() - scope.startedAt,
       }
+      let settled: unknown
       try {
-        runtime.ledger?.record(record)
-      } catch (error) {
-        console.error('[model-gateway] usage ledger failed to take a record:', error)
-      }
-      try {
-        const settled = runtime.meter.settle(reservation, record)
-        if (settled instanceof Promise) scope.waitUntil(settled.catch(reportMeterFailure))
+        settled = runtime.meter.settle(reservation, record)
       } catch (error) {
         reportMeterFailure(error)
       }
+      // The ledger gets the record once the settle is applied (or has failed): a budget that a
+      // shared meter re-seeds from the ledger then never counts a request twice.
+      if (settled instanceof Promise) {
+        scope.waitUntil(settled.catch(reportMeterFailure).then(() => writeLedger(runtime, record)))
+      } else {
+        writeLedger(runtime, record)
+      }
     },
+  }
+}
+
+function writeLedger(runtime: GatewayRuntime, record: UsageRecord): void {
+  try {
+    runtime.ledger?.record(record)
+  } catch (error) {
+    console.error('[model-gateway] usage ledger failed to take a record:', error)
   }
 }
 

@@ -59,7 +59,7 @@ async function rollupMatchesLedger(schema: string) {
     coalesce(sum(output_tokens),0)::int AS output, coalesce(sum(cached_input_tokens),0)::int AS cached,
     coalesce(sum(total_tokens),0)::int AS total`
   const ledger = await database.pool.query(
-    `SELECT key_id, (started_at AT TIME ZONE 'UTC')::date::text AS day, model, ${sums}
+    `SELECT key_id, (ended_at AT TIME ZONE 'UTC')::date::text AS day, model, ${sums}
      FROM ${schema}.mg_usage_ledger GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
   )
   const daily = await database.pool.query(
@@ -95,7 +95,8 @@ describe('Postgres usage ledger', () => {
     const { rows } = await database.pool.query(
       `SELECT request_id, key_id, group_id, provider_id, model, upstream_model, route, stream, outcome,
          status, input_tokens::int, output_tokens::int, cached_input_tokens::int, total_tokens::int,
-         estimated, duration_ms, (extract(epoch FROM started_at) * 1000)::bigint::text AS started_ms
+         estimated, duration_ms, (extract(epoch FROM started_at) * 1000)::bigint::text AS started_ms,
+         (extract(epoch FROM ended_at) * 1000)::bigint::text AS ended_ms
        FROM ${schema}.mg_usage_ledger WHERE request_id IN ('req_4', 'req_7') ORDER BY request_id`,
     )
     expect(rows).toEqual([
@@ -117,6 +118,7 @@ describe('Postgres usage ledger', () => {
         estimated: false,
         duration_ms: 5,
         started_ms: String(day + 4000),
+        ended_ms: String(day + 4005),
       },
       // No usage reported: the counts stay null, never a silent zero.
       expect.objectContaining({
@@ -132,7 +134,8 @@ describe('Postgres usage ledger', () => {
   it('puts rows in monthly partitions, made on demand', async () => {
     const schema = await freshSchema()
     const ledger = createPostgresLedger({ client: database.pool, schema })
-    ledger.record(record(1, { startedAt: Date.UTC(2025, 0, 31, 23, 59) }))
+    // Starts on January 31st, ends on February 1st: partitioned by start, rolled up by end.
+    ledger.record(record(1, { startedAt: Date.UTC(2025, 0, 31, 23, 59), durationMs: 120_000 }))
     ledger.record(record(2, { startedAt: Date.UTC(2025, 1, 1, 0, 1) }))
     ledger.record(record(3, { startedAt: Date.UTC(2025, 11, 31, 12) }))
     await ledger.close()
@@ -143,6 +146,13 @@ describe('Postgres usage ledger', () => {
       { partition: `${schema}.mg_usage_ledger_p202501`, request_id: 'req_1' },
       { partition: `${schema}.mg_usage_ledger_p202502`, request_id: 'req_2' },
       { partition: `${schema}.mg_usage_ledger_p202512`, request_id: 'req_3' },
+    ])
+    const days = await database.pool.query(
+      `SELECT day::text AS day, sum(requests)::int AS requests FROM ${schema}.mg_usage_daily GROUP BY day ORDER BY day`,
+    )
+    expect(days.rows).toEqual([
+      { day: '2025-02-01', requests: 2 },
+      { day: '2025-12-31', requests: 1 },
     ])
   })
 
@@ -168,7 +178,9 @@ describe('Postgres usage ledger', () => {
     expect(await ledger.usedSince('budget', day)).toBe(116)
     expect(await ledger.usedSince('budget', day + 2 * hour)).toBe(16)
     expect(await ledger.usedSince('budget', day + 5 * hour)).toBe(11)
-    expect(await ledger.usedSince('budget', day + 5 * hour + 1)).toBe(1)
+    // Counted by when a request ended (5 ms after it started here), as the meter settled it.
+    expect(await ledger.usedSince('budget', day + 5 * hour + 5)).toBe(11)
+    expect(await ledger.usedSince('budget', day + 5 * hour + 6)).toBe(1)
     expect(await ledger.usedSince('nobody', 0)).toBe(0)
 
     const report = await keyUsage({ client: database.pool, schema }, 'budget', {
