@@ -4,9 +4,10 @@
  * imports a driver, so each user brings the one their runtime runs.
  *
  * Every statement model-gateway sends is a single statement (DDL runs inside one `DO` block), so
- * a pool may hand each call to a different connection. Values are passed as text, numbers,
- * booleans or JSON text and cast in SQL, and read back as text where drivers disagree (int8,
- * timestamps), so any driver's type parsing gives the same answers.
+ * a pool may hand each call to a different connection. Values are passed as text, numbers or
+ * booleans and cast in SQL — JSON as `$n::text::jsonb`, since a driver that sees a `jsonb`
+ * parameter (postgres.js) would encode a string a second time — and read back as text where
+ * drivers disagree (int8, timestamps), so any driver's type parsing gives the same answers.
  *
  * @example
  * import pg from 'pg'

@@ -37,7 +37,7 @@ export async function createKey(
       const { rows } = await options.client.query(
         `INSERT INTO ${tables.keys}
            (id, public_id, secret_hash, name, groups, quota_tokens, limits, expires_at)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6::bigint, $7::jsonb, $8::timestamptz)
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::bigint, $7::text::jsonb, $8::timestamptz)
          RETURNING ${storedKeyColumns}`,
         [
           valid.id ?? `key_${publicId}`,
@@ -126,14 +126,14 @@ export async function updateKey(
   }
   if (valid.name !== undefined) set('name', valid.name)
   if (valid.groups !== undefined) {
-    set('groups', valid.groups === null ? null : JSON.stringify(valid.groups), '::jsonb')
+    set('groups', valid.groups === null ? null : JSON.stringify(valid.groups), '::text::jsonb')
   }
   if (valid.quotaTokens !== undefined) {
     set('quota_tokens', valid.quotaTokens === null ? null : String(valid.quotaTokens), '::bigint')
   }
   if (valid.limits !== undefined) {
     params.push(JSON.stringify(valid.limits))
-    sets.push(`limits = jsonb_strip_nulls(limits || $${params.length}::jsonb)`)
+    sets.push(`limits = jsonb_strip_nulls(limits || $${params.length}::text::jsonb)`)
   }
   if (valid.expiresAt !== undefined)
     set('expires_at', toTimestamp(valid.expiresAt), '::timestamptz')

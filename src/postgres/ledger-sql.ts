@@ -78,7 +78,7 @@ const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id
  */
 export function insertBatchSql(tables: Tables): string {
   return `WITH input AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${rowColumns})
+  SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS r(${rowColumns})
 ), inserted AS (
   INSERT INTO ${tables.ledger} (request_id, started_at, key_id, group_id, provider_id, model,
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,

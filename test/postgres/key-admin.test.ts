@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashKey } from '../../src/index'
 import {
   createKey,
+  createPostgresLedger,
   getKey,
   KeyAdminError,
   listKeys,
@@ -106,5 +107,42 @@ describe('key administration functions', () => {
     expect(all.map((key) => key.id)).toContain(stored.id)
     expect(all.length).toBe(active.length + 1)
     expect((await getKey(options, stored.id))!.revokedAt).toEqual(first!.revokedAt)
+  })
+
+  it('sends JSON as text cast to jsonb, which every driver passes through unchanged', async () => {
+    // A driver that types a `$n::jsonb` parameter (postgres.js) JSON-encodes a string value a
+    // second time: the row would hold a JSON string instead of the object.
+    const texts: string[] = []
+    const recording = {
+      client: {
+        query: (text: string, params?: unknown[]) => {
+          texts.push(text)
+          return database.pool.query(text, params)
+        },
+      },
+      schema: 'admin',
+    }
+    const { stored } = await createKey(recording, { groups: ['a'], limits: { concurrency: 1 } })
+    await updateKey(recording, stored.id, { groups: ['b'], limits: { concurrency: 2 } })
+    const ledger = createPostgresLedger(recording)
+    ledger.record({
+      requestId: 'json-check',
+      keyId: stored.id,
+      groupId: 'b',
+      providerId: 'b#0',
+      model: 'm',
+      upstreamModel: 'm',
+      route: 'chat.completions',
+      stream: false,
+      usage: undefined,
+      outcome: 'ok',
+      status: 200,
+      startedAt: Date.now(),
+      durationMs: 1,
+    })
+    await ledger.close()
+    expect(ledger.stats().written).toBe(1)
+    expect(texts.filter((text) => /\$\d+::jsonb/.test(text))).toEqual([])
+    expect(texts.filter((text) => /\$\d+::text::jsonb/.test(text))).toHaveLength(3)
   })
 })
