@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 let database: TestDatabase
 let db: string[]
 const served: ServedCli[] = []
+// Each test spawns CLI processes (1–3 s each on two loaded cores), hence the longer budget.
 beforeAll(async () => {
   database = await createTestDatabase('cli_keys')
   db = ['--database', database.url, '--schema', 'cli']
@@ -26,7 +27,7 @@ const config = {
   state: { postgres: '${MG_TEST_DATABASE_URL}', schema: 'cli', keyCache: { ttlMs: 60_000 } },
 }
 
-describe('model-gateway migrate', () => {
+describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
       version: 1,
@@ -38,7 +39,7 @@ describe('model-gateway migrate', () => {
   })
 })
 
-describe('model-gateway keys', () => {
+describe('model-gateway keys', { timeout: 60_000 }, () => {
   it('creates, lists, updates, reports and revokes keys, for scripts (--json) and people', async () => {
     const created = await runCliJson([
       'keys',
@@ -143,7 +144,7 @@ describe('model-gateway keys', () => {
   })
 })
 
-describe('two gateway instances sharing the database', () => {
+describe('two gateway instances sharing the database', { timeout: 60_000 }, () => {
   it('serve CLI-created keys beside config keys, and both refuse a key revoked by the CLI', async () => {
     const path = writeConfig(config)
     const env = { MG_TEST_DATABASE_URL: database.url }

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 
 let database: TestDatabase
 const served: ServedCli[] = []
+// Each test spawns CLI processes (1–3 s each on two loaded cores), hence the longer budget.
 beforeAll(async () => {
   database = await createTestDatabase('cli_shutdown')
 })
@@ -30,7 +31,7 @@ function configFor(schema: string, ledger: Record<string, number> = {}) {
 }
 const env = () => ({ MG_TEST_DATABASE_URL: database.url })
 
-describe('the CLI with state.postgres', () => {
+describe('the CLI with state.postgres', { timeout: 60_000 }, () => {
   it('migrates at start, or with --no-migrate refuses a database that is behind', async () => {
     const refused = await runCli(
       ['--config', writeConfig(configFor('behind')), '--port', '0', '--no-migrate'],
