@@ -15,13 +15,11 @@ import { handleMessages } from './handlers/messages'
 import { handleGeminiCountTokens } from './handlers/gemini-count-tokens'
 import { handleGeminiGenerate } from './handlers/gemini-generate'
 import { handleGeminiGetModel, handleGeminiListModels } from './handlers/gemini-models'
-import { renderGeminiError } from './protocols/gemini/errors'
 import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { matchRoute, type RouteName } from './http/match-route'
 import type { RequestEvent } from './observability/request-event'
-import { renderAnthropicError } from './protocols/anthropic/errors'
-import { renderOpenAIError } from './protocols/openai/errors'
+import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
 import type { UsageOutcome } from './usage/usage-meter'
 
@@ -127,7 +125,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     const requestId = runtime.generateId()
     const url = new URL(request.url)
     // The route decides the error shape; for an unknown route, the path and headers hint at it.
-    let answerAs: 'openai' | 'anthropic' | 'gemini' = url.pathname.includes('/v1beta/')
+    let answerAs: ErrorShape = url.pathname.includes('/v1beta/')
       ? 'gemini'
       : request.headers.has('anthropic-version')
         ? 'anthropic'
@@ -190,15 +188,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         console.error(`[model-gateway] ${requestId} failed:`, error.cause ?? error)
       }
       scope.event.error = { code: error.code, message: error.message }
-      response =
-        answerAs === 'anthropic'
-          ? renderAnthropicError(error, requestId)
-          : answerAs === 'gemini'
-            ? renderGeminiError(error)
-            : renderOpenAIError(error)
-      for (const [name, value] of Object.entries(error.headers ?? {})) {
-        response.headers.set(name, value)
-      }
+      response = renderError(answerAs, error, requestId)
     }
     response.headers.set('x-request-id', requestId)
     if (!scope.eventDeferred) scope.complete(response.status, outcome)

@@ -12,6 +12,7 @@ import {
 } from '../protocols/openai/request-schema'
 import { rewriteOpenAIChatBody } from '../protocols/openai/rewrite-body'
 import { readOpenAIUsage } from '../protocols/openai/canonical-usage'
+import { clientCodecs } from '../relay/protocol-codecs'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
@@ -39,7 +40,13 @@ export async function handleChatCompletions(
   const plan: CallPlan =
     common.provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, json, body, common)
-      : translatedPlan(runtime, scope, openAIRequestForTranslation(body), 'openai', common)
+      : translatedPlan(
+          runtime,
+          scope,
+          openAIRequestForTranslation(body),
+          clientCodecs.openai,
+          common,
+        )
   return relayCall(runtime, scope, scope.key!, plan)
 }
 

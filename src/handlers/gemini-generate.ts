@@ -13,6 +13,7 @@ import {
   geminiArrayLimits,
   geminiGenerateContentRequestSchema,
 } from '../protocols/gemini/request-schema'
+import { clientCodecs } from '../relay/protocol-codecs'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
@@ -77,7 +78,7 @@ export async function handleGeminiGenerate(
           runtime,
           scope,
           decodeGeminiRequest(body, route.model.upstreamModel, stream),
-          'gemini',
+          clientCodecs.gemini,
           common,
         )
   return relayCall(runtime, scope, scope.key!, plan)

@@ -10,6 +10,7 @@ import {
   anthropicArrayLimits,
   anthropicMessagesRequestSchema,
 } from '../protocols/anthropic/request-schema'
+import { clientCodecs } from '../relay/protocol-codecs'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
@@ -54,6 +55,6 @@ export async function handleMessages(
             ),
           translator: anthropicPassthroughStream,
         }
-      : translatedPlan(runtime, scope, decodeAnthropicRequest(body), 'anthropic', common)
+      : translatedPlan(runtime, scope, decodeAnthropicRequest(body), clientCodecs.anthropic, common)
   return relayCall(runtime, scope, scope.key!, plan)
 }

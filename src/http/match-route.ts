@@ -1,3 +1,5 @@
+import type { ErrorShape } from '../protocols/render-error'
+
 /** The gateway's routes. */
 export type RouteName =
   | 'chat.completions'
@@ -15,7 +17,7 @@ export type RouteName =
  * The protocol a route's errors are written in; `header` decides by the request (an
  * `anthropic-version` header means Anthropic's shape), for routes every SDK calls.
  */
-export type ErrorProtocol = 'openai' | 'anthropic' | 'gemini' | 'header'
+export type ErrorProtocol = ErrorShape | 'header'
 
 type RouteEntry = { name: RouteName; method: string; errors: ErrorProtocol }
 

@@ -1,18 +1,14 @@
 import type { StreamDecoder, StreamEncoder } from '../canonical/stream-codec'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../canonical/types'
-import type { GatewayError } from '../errors'
-import { anthropicStreamErrorFrame } from '../protocols/anthropic/errors'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
 import { decodeAnthropicResponse, encodeAnthropicResponse } from '../protocols/anthropic/response'
 import { createAnthropicStreamDecoder } from '../protocols/anthropic/stream-decode'
 import { createAnthropicStreamEncoder } from '../protocols/anthropic/stream-encode'
-import { geminiStreamErrorFrame } from '../protocols/gemini/errors'
 import { encodeGeminiRequest } from '../protocols/gemini/request-encode'
 import { decodeGeminiResponse, encodeGeminiResponse } from '../protocols/gemini/response'
 import { createGeminiStreamDecoder } from '../protocols/gemini/stream-decode'
 import { createGeminiStreamEncoder } from '../protocols/gemini/stream-encode'
 import { renamedGeminiTools } from '../protocols/gemini/tool-name'
-import { openAIStreamErrorFrame } from '../protocols/openai/errors'
 import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
 import { decodeOpenAIResponse, encodeOpenAIResponse } from '../protocols/openai/response'
 import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
@@ -46,8 +42,8 @@ export type ClientMeta = {
 /** How the gateway answers a client of one protocol from the canonical form. */
 export type ClientCodec = {
   encodeResponse(response: ChatResponse, meta: ClientMeta): unknown
+  /** Its `error` event is the protocol's in-stream error form, also used for a broken upstream. */
   streamEncoder(meta: ClientMeta): StreamEncoder
-  failureFrame(error: GatewayError): string
 }
 
 /** The upstream side of each protocol. */
@@ -92,21 +88,18 @@ export const clientCodecs: Record<ProtocolName, ClientCodec> = {
         created: meta.created,
         includeUsage: meta.includeUsage,
       }),
-    failureFrame: openAIStreamErrorFrame,
   },
   anthropic: {
     encodeResponse: (response, meta) =>
       encodeAnthropicResponse(response, { id: `msg_${meta.requestId}`, model: meta.model }),
     streamEncoder: (meta) =>
       createAnthropicStreamEncoder({ id: `msg_${meta.requestId}`, model: meta.model }),
-    failureFrame: anthropicStreamErrorFrame,
   },
   gemini: {
     encodeResponse: (response, meta) =>
       encodeGeminiResponse(response, { responseId: meta.requestId, modelVersion: meta.model }),
     streamEncoder: (meta) =>
       createGeminiStreamEncoder({ responseId: meta.requestId, modelVersion: meta.model }),
-    failureFrame: geminiStreamErrorFrame,
   },
 }
 

@@ -2,9 +2,8 @@ import type { ChatRequest } from '../canonical/types'
 import { toTokenUsage } from '../canonical/usage'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseJson } from '../internal/json'
-import type { ProtocolName } from '../protocols/protocol-name'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { clientCodecs, upstreamCodecs } from './protocol-codecs'
+import { upstreamCodecs, type ClientCodec } from './protocol-codecs'
 import type { CallPlan } from './relay-call'
 import { translatedStream } from './translated-stream'
 
@@ -18,16 +17,19 @@ export type CommonPlan = Pick<
  * A plan for a cross-protocol call: the canonical request is encoded for the upstream, and the
  * answer (JSON or stream) decoded from the upstream's protocol and encoded in the client's.
  * Usage comes from the canonical usage, which is exactly what the upstream reported.
+ *
+ * `client` is the client protocol's codec: one of `clientCodecs`, or one a handler built for this
+ * request when the answer depends on more than the canonical request (the Responses API echoes
+ * the request and restores custom tools).
  */
 export function translatedPlan(
   runtime: GatewayRuntime,
   scope: RequestScope,
   request: ChatRequest,
-  clientProtocol: ProtocolName,
+  client: ClientCodec,
   common: CommonPlan,
 ): CallPlan {
   const upstream = upstreamCodecs[common.provider.protocol]
-  const client = clientCodecs[clientProtocol]
   const meta = {
     requestId: scope.requestId,
     model: common.model,
@@ -54,10 +56,6 @@ export function translatedPlan(
       }
     },
     translator: () =>
-      translatedStream(
-        upstream.streamDecoder(generateId, sent),
-        client.streamEncoder(meta),
-        client.failureFrame,
-      ),
+      translatedStream(upstream.streamDecoder(generateId, sent), client.streamEncoder(meta)),
   }
 }

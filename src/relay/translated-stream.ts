@@ -9,13 +9,10 @@ import type { SseTranslator, TranslatedFrames } from './sse-translator'
 /**
  * A translator for cross-protocol streams: upstream SSE → canonical events (the upstream's
  * decoder) → the client's SSE (the client's encoder). Usage is read from the canonical `usage`
- * and `finish` events, so it is exactly what the upstream reported.
+ * and `finish` events, so it is exactly what the upstream reported. A failure of the upstream
+ * connection is written by the encoder, as an `error` event.
  */
-export function translatedStream(
-  decoder: StreamDecoder,
-  encoder: StreamEncoder,
-  failureFrame: (error: GatewayError) => string,
-): SseTranslator {
+export function translatedStream(decoder: StreamDecoder, encoder: StreamEncoder): SseTranslator {
   let usage: Usage = emptyUsage()
   let finished: UsageOutcome | undefined
 
@@ -49,7 +46,9 @@ export function translatedStream(
       finished === undefined ? run(decoder.push(message), false) : { frames: [] },
     end: () =>
       finished === undefined ? run(decoder.end(), true) : { frames: [], final: finished },
-    failure: failureFrame,
+    // The encoder writes the client protocol's error frame(s), continuing its own stream state
+    // (a Responses stream's sequence numbers and output items, say).
+    failure: (error: GatewayError) => encoder.push({ type: 'error', error }).join(''),
     usage: () => toTokenUsage(usage),
   }
 }
