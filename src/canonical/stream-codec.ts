@@ -18,4 +18,9 @@ export type StreamDecoder = {
 export type StreamEncoder = {
   push(event: StreamEvent): string[]
   end(): string[]
+  /**
+   * A heartbeat frame for the client, written when the upstream sent one (a comment, Anthropic's
+   * `ping`) and nothing else; protocols without a heartbeat event leave it out.
+   */
+  keepalive?(): string[]
 }

@@ -14,6 +14,9 @@ import { decodeOpenAIResponse, encodeOpenAIResponse } from '../protocols/openai/
 import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
 import { createOpenAIStreamEncoder } from '../protocols/openai/stream-encode'
 import type { ProtocolName } from '../protocols/protocol-name'
+import { encodeResponsesRequest } from '../protocols/responses/request-encode'
+import { decodeResponsesResponse } from '../protocols/responses/response'
+import { createResponsesStreamDecoder } from '../protocols/responses/stream-decode'
 import type { UpstreamOperation } from '../upstream/provider'
 
 /** `max_tokens` sent to Anthropic when the client set none (Anthropic requires one: GEN-01). */
@@ -70,10 +73,20 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
     streamDecoder: (generateId, request) =>
       restoreToolNames(createGeminiStreamDecoder({ generateId }), renamedGeminiTools(request)),
   },
+  responses: {
+    operation: () => 'responses',
+    encodeRequest: encodeResponsesRequest,
+    decodeResponse: (body) => decodeResponsesResponse(body),
+    streamDecoder: (generateId) => createResponsesStreamDecoder({ generateId }),
+  },
 }
 
-/** The client side of each protocol; ids carry the protocol's prefix (checklist ID-01). */
-export const clientCodecs: Record<ProtocolName, ClientCodec> = {
+/**
+ * The client side of each protocol; ids carry the protocol's prefix (checklist ID-01). The
+ * Responses API's depends on the request, so its handler builds one per request
+ * (`responsesClientCodec`).
+ */
+export const clientCodecs: Record<Exclude<ProtocolName, 'responses'>, ClientCodec> = {
   openai: {
     encodeResponse: (response, meta) =>
       encodeOpenAIResponse(response, {

@@ -90,9 +90,15 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     return result.frames.length > 0
   }
 
+  // The translator's end-of-answer work (a response-store write) finishes before the last frames
+  // go out; other frames are written without waiting for anything.
+  const settling = (result: TranslatedFrames): Promise<void> | undefined =>
+    result.final === undefined ? undefined : translator.settle?.()
+
   const stream = new ReadableStream<Uint8Array>(
     {
-      start(controller) {
+      async start(controller) {
+        await settling(first)
         write(controller, first)
       },
       async pull(controller) {
@@ -101,11 +107,15 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
             const message = await reader.next()
             if (message === undefined) {
               const last = translator.end()
+              await settling(last)
               finish(controller, last.final ?? 'ok', last.frames)
               return
             }
             exchange.touch()
-            if (write(controller, translator.push(message))) return
+            const result = translator.push(message)
+            const pending = settling(result)
+            if (pending !== undefined) await pending
+            if (write(controller, result)) return
           }
         } catch (error) {
           const why = exchange.end()

@@ -28,4 +28,9 @@ export type SseTranslator = {
   failure(error: GatewayError): string
   /** The usage seen so far, exactly as the upstream reported it. */
   usage(): TokenUsage | undefined
+  /**
+   * Work to finish before the client receives the last frames, such as writing the answer to the
+   * response store, so that a client's next request can already refer to it. Never rejects.
+   */
+  settle?(): Promise<void>
 }

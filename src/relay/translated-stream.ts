@@ -42,8 +42,14 @@ export function translatedStream(decoder: StreamDecoder, encoder: StreamEncoder)
   }
 
   return {
-    push: (message: SseMessage) =>
-      finished === undefined ? run(decoder.push(message), false) : { frames: [] },
+    push(message: SseMessage) {
+      if (finished !== undefined) return { frames: [] }
+      const result = run(decoder.push(message), false)
+      // An upstream heartbeat becomes the client's, where its protocol has one.
+      if (result.frames.length === 0 && isHeartbeat(message) && encoder.keepalive !== undefined)
+        result.frames.push(...encoder.keepalive())
+      return result
+    },
     end: () =>
       finished === undefined ? run(decoder.end(), true) : { frames: [], final: finished },
     // The encoder writes the client protocol's error frame(s), continuing its own stream state
@@ -51,4 +57,9 @@ export function translatedStream(decoder: StreamDecoder, encoder: StreamEncoder)
     failure: (error: GatewayError) => encoder.push({ type: 'error', error }).join(''),
     usage: () => toTokenUsage(usage),
   }
+}
+
+/** A comment line, or Anthropic's `ping` event: the upstream is alive but has nothing to say. */
+function isHeartbeat(message: SseMessage): boolean {
+  return message.type === 'comment' || message.event === 'ping' || message.event === 'keepalive'
 }
