@@ -1,2 +1,5 @@
-/** The three wire protocol families the gateway speaks. */
-export type ProtocolName = 'openai' | 'anthropic' | 'gemini'
+/**
+ * The wire protocol families the gateway speaks. `responses` is OpenAI's Responses API: clients
+ * call `/v1/responses`, and an OpenAI upstream marked `responses: true` is called there.
+ */
+export type ProtocolName = 'openai' | 'anthropic' | 'gemini' | 'responses'

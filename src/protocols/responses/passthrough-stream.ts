@@ -1,0 +1,102 @@
+import { GatewayError } from '../../errors'
+import { finiteNumber, isJsonObject, parseJson } from '../../internal/json'
+import type { SseTranslator } from '../../relay/sse-translator'
+import type { SseMessage } from '../../sse/sse-message'
+import { serializeSse } from '../../sse/serialize'
+import type { TokenUsage } from '../../usage/usage-meter'
+import { readResponsesUsage } from './canonical-usage'
+import { responsesErrorObject, responsesFailure } from './errors'
+
+/** The terminal events: the only ones carrying usage (RESP-STR-11). */
+const terminals = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+
+/** Where `type` and `sequence_number` sit: near the start of every event OpenAI writes. */
+const head = 256
+const typePattern = /"type"\s*:\s*"([^"\\]+)"/
+const sequencePattern = /"sequence_number"\s*:\s*(\d+)/
+
+/**
+ * Passthrough for a Responses client of an upstream that speaks Responses: every frame goes out as
+ * the upstream wrote it. Only two events are parsed: `response.created` (for the response's
+ * identity, should the gateway have to end the stream itself) and the terminal event, whose
+ * `response.usage` is what gets metered — it echoes the instructions, tools and whole output, so it
+ * can be tens of KB in one frame, parsed once. Other events are only glanced at: their type (from
+ * the `event:` line, else the data's first bytes) and sequence number.
+ *
+ * An upstream that ends without a terminal event, or whose connection breaks, gets an `error`
+ * event and `response.failed` from the gateway, numbered after the upstream's last event; never a
+ * silent end that a client would take for a complete answer (RESP-STR-13).
+ */
+export function responsesPassthroughStream(): SseTranslator {
+  let usage: TokenUsage | undefined
+  let lastSequence = -1
+  let identity: Record<string, unknown> = {}
+  let ended = false
+
+  const failed = (error: GatewayError): string => {
+    const object = responsesErrorObject(error)
+    const frame = (type: string, payload: Record<string, unknown>) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: ++lastSequence, ...payload })}\n\n`
+    return (
+      frame('error', {
+        code: object.code,
+        message: object.message,
+        param: object.param,
+        error: object,
+      }) +
+      frame('response.failed', {
+        response: {
+          ...identity,
+          status: 'failed',
+          error: responsesFailure(error),
+          output: [],
+          usage: null,
+        },
+      })
+    )
+  }
+
+  return {
+    push(message: SseMessage) {
+      if (message.type === 'comment') return { frames: [serializeSse(message)] }
+      const start = message.data.slice(0, head)
+      const type = message.event ?? typePattern.exec(start)?.[1]
+      const sequence = sequencePattern.exec(start)?.[1]
+      if (sequence !== undefined) lastSequence = Math.max(lastSequence, Number(sequence))
+      if (type === 'response.created') {
+        const parsed = parseJson(message.data)
+        const response =
+          parsed.ok && isJsonObject(parsed.value) ? parsed.value['response'] : undefined
+        if (isJsonObject(response)) identity = { ...response, output: [] }
+      } else if (type !== undefined && terminals.has(type)) {
+        const parsed = parseJson(message.data)
+        const data = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
+        if (sequence === undefined)
+          lastSequence = finiteNumber(data['sequence_number']) ?? lastSequence
+        const response = isJsonObject(data['response']) ? data['response'] : {}
+        usage = readResponsesUsage(response['usage']) ?? usage
+        ended = true
+        return {
+          frames: [serializeSse(message)],
+          final: type === 'response.failed' ? 'error' : 'ok',
+        }
+      }
+      return { frames: [serializeSse(message)] }
+    },
+    end() {
+      if (ended) return { frames: [], final: 'ok' }
+      ended = true
+      const error = new GatewayError(
+        'upstream_error',
+        'The upstream stream ended before the response finished.',
+      )
+      return { frames: [failed(error)], final: 'error' }
+    },
+    failure(error) {
+      if (ended) return ''
+      ended = true
+      return failed(error)
+    },
+    usage: () => usage,
+  }
+}

@@ -1,0 +1,176 @@
+import type {
+  ChatRequest,
+  FilePart,
+  ImagePart,
+  Message,
+  TextPart,
+  ToolResultPart,
+} from '../../canonical/types'
+
+type Item = Record<string, unknown>
+
+/**
+ * Canonical form → a Responses request body, for chat-completions, messages and Gemini clients of
+ * an OpenAI upstream marked `responses: true`.
+ *
+ * - Leading system messages become `instructions`; later ones `developer` messages in place.
+ * - User content becomes `input_text` / `input_image` / `input_file` parts; assistant text an
+ *   assistant message; tool calls `function_call` items; tool results `function_call_output`
+ *   items (text, or parts when a result holds images).
+ * - Reasoning from earlier turns is not sent: the Responses API only takes back its own encrypted
+ *   reasoning, which no other protocol's client carries.
+ * - Function tools are sent with `strict: false`: the Responses API defaults to strict schemas,
+ *   which most client schemas do not meet.
+ * - `max_output_tokens`, `temperature`, `top_p`, `parallel_tool_calls`, `tool_choice`,
+ *   `reasoning.effort` (with `summary: "auto"`, so that reasoning comes back as text),
+ *   `text.format` for JSON output and `user` are carried. The API has no stop sequences and no
+ *   seed: those are dropped (README caveats). `store: false`: the gateway keeps no state upstream.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create
+ */
+export function encodeResponsesRequest(request: ChatRequest): Record<string, unknown> {
+  const instructions: string[] = []
+  const input: Item[] = []
+  for (const message of request.messages) {
+    if (message.role === 'system' && input.length === 0) {
+      instructions.push(message.content.map((part) => part.text).join(''))
+      continue
+    }
+    input.push(...encodeMessage(message))
+  }
+  const body: Record<string, unknown> = { model: request.model }
+  if (instructions.length > 0) body['instructions'] = instructions.join('\n\n')
+  body['input'] = input
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body['tools'] = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.inputSchema,
+      strict: false,
+    }))
+    if (request.parallelToolCalls === false) body['parallel_tool_calls'] = false
+    const choice = request.toolChoice
+    if (choice !== undefined)
+      body['tool_choice'] =
+        choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type
+  }
+  if (request.maxOutputTokens !== undefined) body['max_output_tokens'] = request.maxOutputTokens
+  if (request.temperature !== undefined) body['temperature'] = request.temperature
+  if (request.topP !== undefined) body['top_p'] = request.topP
+  if (request.user !== undefined) body['user'] = request.user
+  const effort = reasoningEffort(request.reasoning)
+  if (effort !== undefined) body['reasoning'] = { effort, summary: 'auto' }
+  if (request.responseFormat?.type === 'json') {
+    body['text'] = {
+      format:
+        request.responseFormat.schema === undefined
+          ? { type: 'json_object' }
+          : {
+              type: 'json_schema',
+              name: request.responseFormat.name ?? 'response',
+              schema: request.responseFormat.schema,
+              strict: false,
+            },
+    }
+  }
+  body['store'] = false
+  if (request.stream) body['stream'] = true
+  return body
+}
+
+function encodeMessage(message: Message): Item[] {
+  switch (message.role) {
+    case 'system':
+      return [{ role: 'developer', content: message.content.map((part) => part.text).join('') }]
+    case 'user':
+      return [{ role: 'user', content: message.content.map(userPart) }]
+    case 'assistant': {
+      const items: Item[] = []
+      for (const part of message.content) {
+        if (part.type === 'text' && part.text !== '') {
+          const last = items.at(-1)
+          if (last?.['role'] === 'assistant') last['content'] += part.text
+          else items.push({ role: 'assistant', content: part.text })
+        } else if (part.type === 'tool-call') {
+          items.push({
+            type: 'function_call',
+            call_id: part.id,
+            name: part.name,
+            arguments: part.arguments.trim() === '' ? '{}' : part.arguments,
+          })
+        }
+      }
+      return items
+    }
+    case 'tool':
+      return message.content.map(toolOutput)
+    default: {
+      const unknown: never = message
+      throw new Error(`Unknown message ${JSON.stringify(unknown)}`)
+    }
+  }
+}
+
+function userPart(part: TextPart | ImagePart | FilePart): Item {
+  switch (part.type) {
+    case 'text':
+      return { type: 'input_text', text: part.text }
+    case 'image':
+      return { type: 'input_image', image_url: imageUrl(part), detail: 'auto' }
+    case 'file':
+      if (part.source.kind === 'text') return { type: 'input_text', text: part.source.text }
+      return part.source.kind === 'url'
+        ? { type: 'input_file', file_url: part.source.url }
+        : {
+            type: 'input_file',
+            file_data: `data:${part.mediaType};base64,${part.source.data}`,
+            filename: part.filename ?? 'document',
+          }
+    default: {
+      const unknown: never = part
+      throw new Error(`Unknown user part ${JSON.stringify(unknown)}`)
+    }
+  }
+}
+
+function imageUrl(part: ImagePart): string {
+  return part.source.kind === 'base64'
+    ? `data:${part.source.mediaType};base64,${part.source.data}`
+    : part.source.url
+}
+
+function toolOutput(result: ToolResultPart): Item {
+  const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+  const prefixed = result.isError === true ? `Error: ${text}` : text
+  const images = result.content.filter((part): part is ImagePart => part.type === 'image')
+  return {
+    type: 'function_call_output',
+    call_id: result.toolCallId,
+    output:
+      images.length === 0
+        ? prefixed
+        : [
+            ...(prefixed === '' ? [] : [{ type: 'input_text', text: prefixed }]),
+            ...images.map((image) => ({
+              type: 'input_image',
+              image_url: imageUrl(image),
+              detail: 'auto',
+            })),
+          ],
+  }
+}
+
+function reasoningEffort(reasoning: ChatRequest['reasoning']): string | undefined {
+  if (reasoning === undefined) return undefined
+  // OpenAI's highest effort is `xhigh`.
+  if (reasoning.effort !== undefined)
+    return reasoning.effort === 'none'
+      ? undefined
+      : reasoning.effort === 'max'
+        ? 'xhigh'
+        : reasoning.effort
+  const budget = reasoning.budgetTokens
+  if (budget === undefined) return reasoning.enabled === true ? 'medium' : undefined
+  return budget <= 1024 ? 'low' : budget <= 8192 ? 'medium' : 'high'
+}
