@@ -1,5 +1,6 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
 import type { RequestEvent } from './observability/request-event'
+import type { ResponseStore } from './response-store/response-store'
 import type { GroupRegistry } from './routing/group-registry'
 import type { UsageLedger } from './usage/usage-ledger'
 import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
@@ -11,6 +12,8 @@ export type GatewayRuntime = {
   meter: UsageMeter
   /** Receives every settled request's record, when a ledger is configured. */
   ledger: UsageLedger | undefined
+  /** Where Responses created with `store: true` are kept. */
+  responseStore: ResponseStore
   groupIdRouting: boolean
   maxBodyBytes: number
   maxResponseBytes: number
@@ -34,6 +37,8 @@ export type RequestScope = {
   key: KeyRecord | undefined
   /** The model named in the path, on Gemini's routes (`/v1beta/models/{model}:…`). */
   pathModel?: string | undefined
+  /** The id named in the path, on `GET /v1/responses/{id}`. */
+  pathId?: string | undefined
   /** Fields of the request's event, filled in as they become known. */
   event: Omit<RequestEvent, 'status' | 'outcome' | 'durationMs'>
   /** Set by a handler whose response is a stream: it calls `complete` when the stream ends. */

@@ -17,10 +17,13 @@ import { handleGeminiGenerate } from './handlers/gemini-generate'
 import { handleGeminiGetModel, handleGeminiListModels } from './handlers/gemini-models'
 import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
+import { handleResponses } from './handlers/responses'
+import { handleGetResponse } from './handlers/responses-get'
 import { matchRoute, type RouteName } from './http/match-route'
 import type { RequestEvent } from './observability/request-event'
 import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
+import { createMemoryResponseStore } from './response-store/memory-response-store'
 import type { UsageOutcome } from './usage/usage-meter'
 
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
@@ -60,6 +63,8 @@ const handlers: Record<
   'gemini.stream': (runtime, scope) => handleGeminiGenerate(runtime, scope, true),
   'gemini.count_tokens': handleGeminiCountTokens,
   usage: handleKeyUsage,
+  responses: handleResponses,
+  'responses.get': handleGetResponse,
 }
 
 /**
@@ -89,6 +94,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     registry: buildGroupRegistry(valid, now),
     meter,
     ledger: valid.usageLedger,
+    responseStore: valid.responseStore ?? createMemoryResponseStore(),
     groupIdRouting: valid.groupIdRouting,
     maxBodyBytes: valid.maxBodyBytes,
     maxResponseBytes: valid.maxResponseBytes,
@@ -172,7 +178,10 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
           },
         )
       }
-      if (match.kind === 'route') scope.pathModel = match.model
+      if (match.kind === 'route') {
+        scope.pathModel = match.model
+        scope.pathId = match.id
+      }
       const secret = readCredential(request.headers, url)
       scope.event.key = maskKey(secret)
       scope.key = await authenticate(secret, await runtime.keyStore(), now)

@@ -34,10 +34,11 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
         ('id' in entry && typeof entry.id === 'string' ? entry.id : undefined) ??
         `${group.id}#${index}`
       if ('send' in entry) return entry
-      if ('provider' in entry) {
-        return createMockProvider({ ...entry, id, protocol: group.protocol, now })
-      }
-      return createHttpProvider({ ...entry, id, protocol: group.protocol, fetch: config.fetch })
+      // An OpenAI upstream marked `responses` speaks the Responses API, a protocol of its own.
+      const { responses, ...settings } = entry
+      const protocol = responses === true ? 'responses' : group.protocol
+      if ('provider' in settings) return createMockProvider({ ...settings, id, protocol, now })
+      return createHttpProvider({ ...settings, id, protocol, fetch: config.fetch })
     }),
   }
 }

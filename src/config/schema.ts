@@ -5,6 +5,7 @@ import type { GroupRegistry } from '../routing/group-registry'
 import type { UpstreamProvider } from '../upstream/provider'
 import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
+import type { ResponseStore } from '../response-store/response-store'
 import type { RequestEvent } from '../observability/request-event'
 
 const hasFunction = (value: unknown, name: string): boolean =>
@@ -30,6 +31,7 @@ const mockUpstream = z.strictObject({
   weight: z.number().positive().optional(),
   reply: z.string().optional(),
   chunkDelayMs: z.number().int().nonnegative().optional(),
+  responses: z.boolean().optional(),
 })
 
 const httpUpstream = z.strictObject({
@@ -38,6 +40,8 @@ const httpUpstream = z.strictObject({
   apiKey: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   weight: z.number().positive().optional(),
+  /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
+  responses: z.boolean().optional(),
 })
 
 const customUpstream = z.custom<UpstreamProvider>(
@@ -182,6 +186,7 @@ export const gatewayConfigSchema = z
     usageMeter: plugin<UsageMeter>('reserve', 'UsageMeter').optional(),
     usageLedger: plugin<UsageLedger>('record', 'UsageLedger').optional(),
     state: stateConfigSchema.optional(),
+    responseStore: plugin<ResponseStore>('items', 'ResponseStore').optional(),
     // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
     env: z.record(z.string(), z.unknown()).optional(),
     fetch: fn<typeof fetch>('a fetch').optional(),
@@ -212,6 +217,13 @@ export const gatewayConfigSchema = z
     config.groups?.forEach((entry, index) => {
       if (groupIds.has(entry.id)) issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
       groupIds.add(entry.id)
+      entry.upstreams.forEach((upstream, upstreamIndex) => {
+        if (entry.protocol !== 'openai' && 'responses' in upstream && upstream.responses === true)
+          issue(
+            ['groups', index, 'upstreams', upstreamIndex, 'responses'],
+            'only an upstream of an "openai" group can serve the Responses API',
+          )
+      })
       const names = new Set<string>()
       entry.models.forEach((model, modelIndex) => {
         const name = typeof model === 'string' ? model : model.name

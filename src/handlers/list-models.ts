@@ -11,7 +11,8 @@ export type ListedModel = { id: string; groupId: string; protocol: ProtocolName 
 /**
  * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the
  * openai and the Anthropic SDK call this path, so a request with an `anthropic-version` header gets
- * Anthropic's shape (checklist RT-07).
+ * Anthropic's shape (checklist RT-07). Codex sends `client_version` and gets an empty catalogue of
+ * its own beside the list, so that it uses the model metadata it ships with.
  */
 export async function handleListModels(
   runtime: GatewayRuntime,
@@ -22,7 +23,9 @@ export async function handleListModels(
     const createdAt = new Date(runtime.createdAt * 1000).toISOString()
     return renderAnthropicModelList(all, scope.url.searchParams, createdAt)
   }
-  return renderOpenAIModelList(all, runtime.createdAt)
+  return renderOpenAIModelList(all, runtime.createdAt, {
+    codexCatalog: scope.url.searchParams.has('client_version'),
+  })
 }
 
 /**

@@ -12,6 +12,8 @@ export type RouteName =
   | 'gemini.generate'
   | 'gemini.stream'
   | 'gemini.count_tokens'
+  | 'responses'
+  | 'responses.get'
 
 /**
  * The protocol a route's errors are written in; `header` decides by the request (an
@@ -30,11 +32,13 @@ const routes: Record<string, RouteEntry> = {
   // The openai SDK with a base URL lacking `/v1` calls these (checklist RT-05).
   '/chat/completions': { name: 'chat.completions', method: 'POST', errors: 'openai' },
   '/models': { name: 'models', method: 'GET', errors: 'header' },
+  '/v1/responses': { name: 'responses', method: 'POST', errors: 'responses' },
+  '/responses': { name: 'responses', method: 'POST', errors: 'responses' },
 }
 
 /** The outcome of matching a request to a route. */
 export type RouteMatch =
-  | { kind: 'route'; name: RouteName; errors: ErrorProtocol; model?: string }
+  | { kind: 'route'; name: RouteName; errors: ErrorProtocol; model?: string; id?: string }
   | { kind: 'wrong-method'; name: RouteName; errors: ErrorProtocol; allow: string }
   | { kind: 'unknown' }
 
@@ -45,12 +49,20 @@ export type RouteMatch =
 export function matchRoute(pathname: string, method: string): RouteMatch {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname
   if (path.startsWith(geminiPrefix)) return matchGeminiRoute(path, method)
+  const stored = responsePath.exec(path)
+  if (stored !== null) {
+    const match = withMethod({ name: 'responses.get', method: 'GET', errors: 'responses' }, method)
+    return match.kind === 'route' ? { ...match, id: stored[1]! } : match
+  }
   const route = routes[path]
   if (route === undefined) return { kind: 'unknown' }
   return withMethod(route, method)
 }
 
 const geminiPrefix = '/v1beta/models'
+
+/** `GET /v1/responses/{id}`: a stored response (ids hold letters, digits, `_` and `-`). */
+const responsePath = /^(?:\/v1)?\/responses\/([A-Za-z0-9_-]+)$/
 
 const geminiActions: Record<string, RouteName> = {
   generateContent: 'gemini.generate',

@@ -2,9 +2,10 @@ import type { GatewayError } from '../errors'
 import { renderAnthropicError } from './anthropic/errors'
 import { renderGeminiError } from './gemini/errors'
 import { renderOpenAIError } from './openai/errors'
+import { renderResponsesError } from './responses/errors'
 
 /** The error shapes a client route answers in: one per client protocol. */
-export type ErrorShape = 'openai' | 'anthropic' | 'gemini'
+export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'responses'
 
 /**
  * Each client protocol's error renderer. Core code never builds vendor-shaped JSON: it picks the
@@ -15,6 +16,7 @@ const renderers: Record<ErrorShape, (error: GatewayError, requestId: string) => 
   openai: (error) => renderOpenAIError(error),
   anthropic: renderAnthropicError,
   gemini: (error) => renderGeminiError(error),
+  responses: (error) => renderResponsesError(error),
 }
 
 /** Renders a gateway error in the caller's protocol, with the headers the error carries. */

@@ -65,6 +65,8 @@ function pathOf(call: UpstreamCall): string {
       return `/v1beta/models/${encodeURIComponent(call.model)}:streamGenerateContent?alt=sse`
     case 'gemini-count-tokens':
       return `/v1beta/models/${encodeURIComponent(call.model)}:countTokens`
+    case 'responses':
+      return '/responses'
     default: {
       const unknown: never = call.operation
       throw new Error(`Unknown upstream operation: ${String(unknown)}`)
@@ -76,6 +78,7 @@ function pathOf(call: UpstreamCall): string {
 function authHeader(protocol: ProtocolName, apiKey: string): [string, string] {
   switch (protocol) {
     case 'openai':
+    case 'responses':
       return ['authorization', `Bearer ${apiKey}`]
     case 'anthropic':
       return ['x-api-key', apiKey]

@@ -2,6 +2,7 @@ import type { ProtocolName } from '../protocols/protocol-name'
 import { answerAnthropicCountTokens, answerAnthropicMessages } from './mock/anthropic-mock'
 import { answerGeminiCountTokens, answerGeminiGenerate } from './mock/gemini-mock'
 import { answerOpenAIChat } from './mock/openai-mock'
+import { answerResponses } from './mock/responses-mock'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
 /** Settings of the built-in mock upstream. */
@@ -46,6 +47,8 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
           return answerGeminiGenerate(call.body, call.model, { ...answer, stream: true })
         case 'gemini-count-tokens':
           return answerGeminiCountTokens(call.body)
+        case 'responses':
+          return answerResponses(call.body, answer)
         default: {
           const unknown: never = call.operation
           throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)

@@ -8,6 +8,7 @@ export type UpstreamOperation =
   | 'generate-content'
   | 'stream-generate-content'
   | 'gemini-count-tokens'
+  | 'responses'
 
 /** One call to an upstream, already in the upstream's own protocol. */
 export type UpstreamCall = {

@@ -34,7 +34,10 @@ export type OpenAIErrorObject = {
  * @see https://platform.openai.com/docs/guides/error-codes
  */
 export function openAIErrorObject(error: GatewayError): OpenAIErrorObject {
-  const upstreamBody = error.upstream?.protocol === 'openai' ? error.upstream.body : undefined
+  // The Responses API writes errors in the same shape.
+  const sameShape =
+    error.upstream?.protocol === 'openai' || error.upstream?.protocol === 'responses'
+  const upstreamBody = sameShape ? error.upstream?.body : undefined
   if (isJsonObject(upstreamBody) && isJsonObject(upstreamBody['error'])) {
     const upstream = upstreamBody['error']
     if (typeof upstream['message'] === 'string') {

@@ -5,8 +5,17 @@ import type { ListedModel } from '../../handlers/list-models'
  *
  * @see https://platform.openai.com/docs/api-reference/models/list
  */
-export function renderOpenAIModelList(models: readonly ListedModel[], created: number): Response {
+export function renderOpenAIModelList(
+  models: readonly ListedModel[],
+  created: number,
+  options: { codexCatalog?: boolean } = {},
+): Response {
   return Response.json({
+    // Codex asks `GET /models?client_version=…` for its own catalogue, `{"models":[…]}`, which it
+    // merges over the model metadata it ships with. An empty catalogue makes it use its bundled
+    // metadata, without the "failed to decode models" warning an OpenAI list alone gives; the
+    // OpenAI list stays beside it for anything else that sends `client_version`.
+    ...(options.codexCatalog === true ? { models: [] } : {}),
     object: 'list',
     data: models.map((model) => ({
       id: model.id,
