@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest'
+import { encodeResponsesRequest } from '../../../src/protocols/responses/request-encode'
+
+describe('canonical → Responses request (an upstream marked responses: true)', () => {
+  it('writes instructions, items, flat non-strict tools and the generation fields', () => {
+    expect(
+      encodeResponsesRequest({
+        model: 'gpt-5',
+        stream: true,
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look' },
+              { type: 'image', source: { kind: 'url', url: 'https://x/a.png' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'not sent back' },
+              { type: 'text', text: 'Calling.' },
+              { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '' },
+            ],
+          },
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_1',
+                toolName: 'f',
+                content: [{ type: 'text', text: 'boom' }],
+                isError: true,
+              },
+            ],
+          },
+          { role: 'system', content: [{ type: 'text', text: 'Later note.' }] },
+        ],
+        tools: [{ name: 'f', description: 'F', inputSchema: { type: 'object', properties: {} } }],
+        toolChoice: { type: 'tool', name: 'f' },
+        parallelToolCalls: false,
+        maxOutputTokens: 100,
+        temperature: 0.5,
+        stopSequences: ['END'],
+        seed: 3,
+        reasoning: { effort: 'max' },
+        responseFormat: { type: 'json', schema: { type: 'object' } },
+        user: 'u1',
+      }),
+    ).toEqual({
+      model: 'gpt-5',
+      instructions: 'Be brief.',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look' },
+            { type: 'input_image', image_url: 'https://x/a.png', detail: 'auto' },
+          ],
+        },
+        { role: 'assistant', content: 'Calling.' },
+        { type: 'function_call', call_id: 'toolu_1', name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'toolu_1', output: 'Error: boom' },
+        { role: 'developer', content: 'Later note.' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'f',
+          description: 'F',
+          parameters: { type: 'object', properties: {} },
+          strict: false,
+        },
+      ],
+      parallel_tool_calls: false,
+      tool_choice: { type: 'function', name: 'f' },
+      max_output_tokens: 100,
+      temperature: 0.5,
+      user: 'u1',
+      reasoning: { effort: 'xhigh', summary: 'auto' },
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'response',
+          schema: { type: 'object' },
+          strict: false,
+        },
+      },
+      store: false,
+      stream: true,
+    })
+  })
+})
