@@ -39,5 +39,8 @@ export type {
 export type { UsageLedger } from './usage/usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
 export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
+export type { ResponseStore, StoredJson, StoredResponse } from './response-store/response-store'
+export { createMemoryResponseStore } from './response-store/memory-response-store'
+export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
 export type { RequestEvent } from './observability/request-event'
 export type { ProtocolName } from './protocols/protocol-name'
