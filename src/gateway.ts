@@ -86,15 +86,16 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid)
   keyStorePromise.catch(() => undefined)
   const meter = valid.usageMeter ?? createMemoryUsageMeter()
+  const responseStore = valid.responseStore ?? createMemoryResponseStore()
   const lifecycle = createGatewayLifecycle(
-    [valid.usageLedger, valid.keyStore, meter].filter((part) => part !== undefined),
+    [valid.usageLedger, valid.keyStore, meter, responseStore].filter((part) => part !== undefined),
   )
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,
     registry: buildGroupRegistry(valid, now),
     meter,
     ledger: valid.usageLedger,
-    responseStore: valid.responseStore ?? createMemoryResponseStore(),
+    responseStore,
     groupIdRouting: valid.groupIdRouting,
     maxBodyBytes: valid.maxBodyBytes,
     maxResponseBytes: valid.maxResponseBytes,
