@@ -13,9 +13,13 @@ export function demoBanner(config: unknown, url: string): string {
   const first = group?.models[0]
   const model = typeof first === 'string' ? first : (first?.name ?? 'your-model')
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello, gateway!' }] })
+  const curl = (path: string, json: string) =>
+    `  curl ${url}${path} -H "Authorization: Bearer ${key.key}" -H "Content-Type: application/json" -d '${json}'`
   return [
     `Demo key: ${key.key}`,
     'Try it:',
-    `  curl ${url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" -H "Content-Type: application/json" -d '${body}'`,
+    curl('/v1/chat/completions', body),
+    // The Responses API (Codex, the Agents SDK) is served too, for any model.
+    curl('/v1/responses', JSON.stringify({ model, input: 'Hello, Responses!' })),
   ].join('\n')
 }

@@ -78,7 +78,7 @@ describe('model-gateway CLI', () => {
   it('serves the demo config, prints its address and a curl line that works, and logs masked keys only', async () => {
     const result = await runCli(
       ['--config', join(repoRoot, 'examples/gateway.config.json'), '--port', '0', '--print-demo'],
-      /curl .*\n/,
+      /curl .*\/v1\/responses.*\n/,
     )
     const url = /listening on (http:\/\/\S+)/.exec(result.stdout)?.[1]
     const key = /Demo key: (\S+)/.exec(result.stdout)?.[1]
@@ -95,6 +95,19 @@ describe('model-gateway CLI', () => {
     })
     const body = (await response.json()) as { choices: Array<{ message: { content: string } }> }
     expect(body.choices[0]?.message.content).toBe('You said: Hello, gateway!')
+    const responsesCurl =
+      /curl (\S+\/v1\/responses) -H "Authorization: Bearer (\S+)" -H "Content-Type: application\/json" -d '(.+)'/.exec(
+        result.stdout,
+      )
+    const answer = await fetch(responsesCurl![1]!, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${responsesCurl![2]}`, 'content-type': 'application/json' },
+      body: responsesCurl![3]!,
+    })
+    const responseBody = (await answer.json()) as {
+      output: Array<{ content: Array<{ text: string }> }>
+    }
+    expect(responseBody.output[0]?.content[0]?.text).toBe('You said: Hello, Responses!')
     await vi.waitFor(() => expect(result.output()).toContain('POST /v1/chat/completions'))
     const logged = result.output().slice(result.stdout.length)
     expect(logged).toContain(`key=sk-…${key!.slice(-4)}`)
