@@ -16,7 +16,7 @@ export function expandEnv(
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(reference, (whole, name: string) => {
-      const found = env[name]
+      const found = Object.hasOwn(env, name) ? env[name] : undefined // lookup-safe: own key
       if (typeof found !== 'string') {
         missing.push({ path, name })
         return whole
@@ -28,11 +28,12 @@ export function expandEnv(
     return value.map((item, index) => expandEnv(item, env, missing, `${path}[${index}]`))
   }
   if (isPlainObject(value)) {
-    const result: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
-      result[key] = expandEnv(item, env, missing, path === '' ? key : `${path}.${key}`)
-    }
-    return result
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        expandEnv(item, env, missing, path === '' ? key : `${path}.${key}`),
+      ]),
+    )
   }
   return value
 }

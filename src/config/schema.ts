@@ -11,6 +11,7 @@ import type { RequestEvent } from '../observability/request-event'
 const hasFunction = (value: unknown, name: string): boolean =>
   typeof value === 'object' &&
   value !== null &&
+  // lookup-safe: plug-in objects may be class instances, whose methods are inherited
   typeof (value as Record<string, unknown>)[name] === 'function'
 
 const groupId = z

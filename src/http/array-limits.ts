@@ -22,7 +22,7 @@ function visit(value: unknown, steps: readonly string[], step: number, at: strin
   const each = raw.endsWith('[]')
   const name = each ? raw.slice(0, -2) : raw
   if (!isJsonObject(value) || !Object.hasOwn(value, name)) return
-  const item = value[name]
+  const item = value[name] // lookup-safe: checked own above
   const param = at === '' ? name : `${at}.${name}`
   if (!Array.isArray(item)) {
     visit(item, steps, step + 1, param, max)

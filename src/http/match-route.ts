@@ -23,18 +23,19 @@ export type ErrorProtocol = ErrorShape | 'header'
 
 type RouteEntry = { name: RouteName; method: string; errors: ErrorProtocol }
 
-const routes: Record<string, RouteEntry> = {
-  '/v1/chat/completions': { name: 'chat.completions', method: 'POST', errors: 'openai' },
-  '/v1/messages': { name: 'messages', method: 'POST', errors: 'anthropic' },
-  '/v1/messages/count_tokens': { name: 'count_tokens', method: 'POST', errors: 'anthropic' },
-  '/v1/models': { name: 'models', method: 'GET', errors: 'header' },
-  '/v1/usage': { name: 'usage', method: 'GET', errors: 'header' },
+// Keyed by the client's path: a Map, so that no path can name a member of Object.prototype.
+const routes = new Map<string, RouteEntry>([
+  ['/v1/chat/completions', { name: 'chat.completions', method: 'POST', errors: 'openai' }],
+  ['/v1/messages', { name: 'messages', method: 'POST', errors: 'anthropic' }],
+  ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', errors: 'anthropic' }],
+  ['/v1/models', { name: 'models', method: 'GET', errors: 'header' }],
+  ['/v1/usage', { name: 'usage', method: 'GET', errors: 'header' }],
   // The openai SDK with a base URL lacking `/v1` calls these (checklist RT-05).
-  '/chat/completions': { name: 'chat.completions', method: 'POST', errors: 'openai' },
-  '/models': { name: 'models', method: 'GET', errors: 'header' },
-  '/v1/responses': { name: 'responses', method: 'POST', errors: 'responses' },
-  '/responses': { name: 'responses', method: 'POST', errors: 'responses' },
-}
+  ['/chat/completions', { name: 'chat.completions', method: 'POST', errors: 'openai' }],
+  ['/models', { name: 'models', method: 'GET', errors: 'header' }],
+  ['/v1/responses', { name: 'responses', method: 'POST', errors: 'responses' }],
+  ['/responses', { name: 'responses', method: 'POST', errors: 'responses' }],
+])
 
 /** The outcome of matching a request to a route. */
 export type RouteMatch =
@@ -54,7 +55,7 @@ export function matchRoute(pathname: string, method: string): RouteMatch {
     const match = withMethod({ name: 'responses.get', method: 'GET', errors: 'responses' }, method)
     return match.kind === 'route' ? { ...match, id: stored[1]! } : match
   }
-  const route = routes[path]
+  const route = routes.get(path)
   if (route === undefined) return { kind: 'unknown' }
   return withMethod(route, method)
 }
@@ -64,11 +65,12 @@ const geminiPrefix = '/v1beta/models'
 /** `GET /v1/responses/{id}`: a stored response (ids hold letters, digits, `_` and `-`). */
 const responsePath = /^(?:\/v1)?\/responses\/([A-Za-z0-9_-]+)$/
 
-const geminiActions: Record<string, RouteName> = {
-  generateContent: 'gemini.generate',
-  streamGenerateContent: 'gemini.stream',
-  countTokens: 'gemini.count_tokens',
-}
+// `POST /v1beta/models/x:toString` must be an unknown route, not Object.prototype.toString.
+const geminiActions = new Map<string, RouteName>([
+  ['generateContent', 'gemini.generate'],
+  ['streamGenerateContent', 'gemini.stream'],
+  ['countTokens', 'gemini.count_tokens'],
+])
 
 /**
  * Gemini's native routes: `GET /v1beta/models`, `GET /v1beta/models/{model}` and
@@ -90,7 +92,7 @@ function matchGeminiRoute(path: string, method: string): RouteMatch {
   if (colon < 0) {
     return withMethod({ name: 'gemini.model', method: 'GET', errors: 'gemini' }, method, rest)
   }
-  const name = geminiActions[rest.slice(colon + 1)]
+  const name = geminiActions.get(rest.slice(colon + 1))
   if (name === undefined || colon === 0) return { kind: 'unknown' }
   return withMethod({ name, method: 'POST', errors: 'gemini' }, method, rest.slice(0, colon))
 }

@@ -30,9 +30,10 @@ export function spliceClientJson(
     if (value === undefined) continue
     const span = members.members.get(name)
     const encoded = JSON.stringify(value)
-    if (span === undefined) {
-      added.push(`${JSON.stringify(name)}:${encoded}`)
-    } else if (!(typeof value === 'string' && object[name] === value)) {
+    // lookup-safe: the keys agree, so a member found in the text is an own member of the object
+    const current = span === undefined ? undefined : object[name]
+    if (span === undefined) added.push(`${JSON.stringify(name)}:${encoded}`)
+    else if (!(typeof value === 'string' && current === value)) {
       edits.push({ start: span.valueStart, end: span.valueEnd, text: encoded })
     }
   }

@@ -343,3 +343,108 @@ describe('routing before validation', () => {
     expect(await response.json()).toMatchObject({ error: { param } })
   })
 })
+
+describe('client strings that name Object.prototype members', () => {
+  const prototypeNames = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty']
+
+  it.each(prototypeNames)(
+    'an Anthropic block typed %s is an unknown block, not a 500',
+    async (type) => {
+      const body = JSON.stringify({
+        model: 'fast',
+        max_tokens: 64,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type, text: 'x' },
+              { type: 'text', text: 'Hi' },
+            ],
+          },
+        ],
+      })
+      const response = await post('/v1/messages', body)
+      expect(response.status).toBe(200)
+      expect(JSON.parse(openai.lastCall().body).messages).toEqual([{ role: 'user', content: 'Hi' }])
+    },
+  )
+
+  it.each(prototypeNames)(
+    'a Gemini body with fields named %s is normalised, not a 500',
+    async (name) => {
+      const text = `{"contents":[{"parts":[{"text":"Hi"}],"${name}":{"${name}":{"x":1}}}],"${name}":[1]}`
+      const response = await post('/v1beta/models/fast:generateContent', text)
+      expect(response.status).toBe(200)
+      expect(openai.lastBody().messages).toEqual([{ role: 'user', content: 'Hi' }])
+    },
+  )
+
+  it('keeps a tool parameter named __proto__ through schema conversion', async () => {
+    const parameters = JSON.parse(
+      '{"type":"OBJECT","properties":{"__proto__":{"type":"STRING"}},"__proto__":{"type":"x"}}',
+    )
+    const response = await post(
+      '/v1beta/models/fast:generateContent',
+      JSON.stringify({
+        contents: [{ parts: [{ text: 'Hi' }] }],
+        tools: [{ functionDeclarations: [{ name: 'f', parameters }] }],
+      }),
+    )
+    expect(response.status).toBe(200)
+    const sent = openai.lastCall().body
+    expect(sent).toContain('"properties":{"__proto__":{"type":"string"}}')
+    expect(sent).toContain('"__proto__":{"type":"x"}')
+  })
+
+  it.each(['toString', 'constructor', '__proto__'])(
+    'POST /v1beta/models/x:%s is an unknown route in Google shape',
+    async (action) => {
+      const response = await post(`/v1beta/models/flash:${action}`, '{}')
+      expect(response.status).toBe(404)
+      expect(await response.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } })
+    },
+  )
+
+  it('an image URL ending in .constructor gets the default image type, not a prototype member', async () => {
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'flash',
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.constructor' } }],
+          },
+        ],
+      }),
+    )
+    expect(response.status).toBe(200)
+    expect(JSON.parse(geminiCalls.at(-1)!.body).contents[0].parts[0].fileData).toEqual({
+      fileUri: 'https://x.test/a.constructor',
+      mimeType: 'image/jpeg',
+    })
+  })
+
+  it('ids and names that are objects with their own toString do not break translation', async () => {
+    const body = JSON.stringify({
+      model: 'sonnet',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: { toString: 1 },
+              type: 'function',
+              function: { name: { valueOf: 1 }, arguments: '{}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: '{"toString":1}', content: 'ok' },
+      ],
+    })
+    const response = await post('/v1/chat/completions', body)
+    expect(response.status).toBeLessThan(500)
+  })
+})

@@ -8,7 +8,7 @@ import type {
   ToolChoice,
   ToolResultPart,
 } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import type { AnthropicMessagesRequest } from './request-schema'
 import { readThinkingSignature } from './thinking-signature'
 
@@ -120,7 +120,7 @@ function decodeAssistant(blocks: Block[], toolNames: Map<string, string>): Assis
     else if (block.type === 'thinking') {
       content.push({
         type: 'reasoning',
-        text: String(block['thinking'] ?? ''),
+        text: stringOf(block['thinking']),
         // The gateway's own tag marks reasoning that Anthropic never signed.
         ...(typeof block['signature'] === 'string' && block['signature'] !== ''
           ? { signature: readThinkingSignature(block['signature']) }
@@ -130,11 +130,11 @@ function decodeAssistant(blocks: Block[], toolNames: Map<string, string>): Assis
       content.push({
         type: 'reasoning',
         text: '',
-        redacted: { protocol: 'anthropic', value: String(block['data']) },
+        redacted: { protocol: 'anthropic', value: stringOf(block['data']) },
       })
     } else if (block.type === 'tool_use') {
-      const id = String(block['id'])
-      const name = String(block['name'])
+      const id = stringOf(block['id'])
+      const name = stringOf(block['name'])
       toolNames.set(id, name)
       content.push({ type: 'tool-call', id, name, arguments: JSON.stringify(block['input'] ?? {}) })
     }
@@ -155,8 +155,8 @@ function decodeUserBlock(block: Block): Array<TextPart | ImagePart | FilePart> {
       return [
         {
           type: 'file',
-          mediaType: String(source['media_type']),
-          source: { kind: 'base64', data: String(source['data']) },
+          mediaType: stringOf(source['media_type']),
+          source: { kind: 'base64', data: stringOf(source['data']) },
           ...filename,
         },
       ]
@@ -166,7 +166,7 @@ function decodeUserBlock(block: Block): Array<TextPart | ImagePart | FilePart> {
         {
           type: 'file',
           mediaType: 'application/pdf',
-          source: { kind: 'url', url: String(source['url']) },
+          source: { kind: 'url', url: stringOf(source['url']) },
           ...filename,
         },
       ]
@@ -176,7 +176,7 @@ function decodeUserBlock(block: Block): Array<TextPart | ImagePart | FilePart> {
         {
           type: 'file',
           mediaType: 'text/plain',
-          source: { kind: 'text', text: String(source['data']) },
+          source: { kind: 'text', text: stringOf(source['data']) },
           ...filename,
         },
       ]
@@ -193,18 +193,18 @@ function decodeImage(block: Block): ImagePart | undefined {
       type: 'image',
       source: {
         kind: 'base64',
-        mediaType: String(source['media_type']),
-        data: String(source['data']),
+        mediaType: stringOf(source['media_type']),
+        data: stringOf(source['data']),
       },
     }
   }
   if (source['type'] === 'url')
-    return { type: 'image', source: { kind: 'url', url: String(source['url']) } }
+    return { type: 'image', source: { kind: 'url', url: stringOf(source['url']) } }
   return undefined
 }
 
 function decodeToolResult(block: Block, toolNames: Map<string, string>): ToolResultPart {
-  const id = String(block['tool_use_id'])
+  const id = stringOf(block['tool_use_id'])
   const raw = block['content']
   const content: Array<TextPart | ImagePart> = []
   if (typeof raw === 'string') content.push({ type: 'text', text: raw })

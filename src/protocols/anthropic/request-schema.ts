@@ -1,25 +1,41 @@
 import { z } from 'zod'
+import { isJsonObject } from '../../internal/json'
 import type { ArrayLimit } from '../../http/array-limits'
 import { maxConversationItems, maxListItems } from '../../http/input-limits'
 
-/** The fields each content block type must carry (checked when the gateway reads them). */
-const requiredFields: Record<string, readonly string[]> = {
-  text: ['text'],
-  image: ['source'],
-  document: ['source'],
-  tool_use: ['id', 'name', 'input'],
-  tool_result: ['tool_use_id'],
-  thinking: ['thinking'],
-  redacted_thinking: ['data'],
-}
+type FieldKind = 'string' | 'object'
+
+/**
+ * The fields each content block type must carry, and their JSON type, as Anthropic requires them.
+ * A Map keyed by the client's `type`: a block typed `constructor` or `__proto__` is merely an
+ * unknown type.
+ */
+const requiredFields = new Map<string, ReadonlyArray<readonly [string, FieldKind]>>([
+  ['text', [['text', 'string']]],
+  ['image', [['source', 'object']]],
+  ['document', [['source', 'object']]],
+  [
+    'tool_use',
+    [
+      ['id', 'string'],
+      ['name', 'string'],
+      ['input', 'object'],
+    ],
+  ],
+  ['tool_result', [['tool_use_id', 'string']]],
+  ['thinking', [['thinking', 'string']]],
+  ['redacted_thinking', [['data', 'string']]],
+])
 
 const block = z.looseObject({ type: z.string() }).superRefine((value, context) => {
-  for (const field of requiredFields[value.type] ?? []) {
-    if (!(field in value)) {
+  for (const [field, kind] of requiredFields.get(value.type) ?? []) {
+    const item = Object.hasOwn(value, field) ? value[field] : undefined // lookup-safe: own
+    const ok = kind === 'string' ? typeof item === 'string' : isJsonObject(item)
+    if (!ok) {
       context.addIssue({
         code: 'custom',
         path: [field],
-        message: `a ${value.type} block needs \`${field}\``,
+        message: `a ${value.type} block needs \`${field}\` (${kind === 'string' ? 'a string' : 'an object'})`,
       })
     }
   }

@@ -1,5 +1,5 @@
 import type { ChatResponse } from '../../canonical/types'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import { anthropicUsageToCanonical, canonicalUsageToAnthropic } from './canonical-usage'
 import { anthropicStopToCanonical, canonicalFinishToAnthropic } from './finish-reason'
 import { gatewayThinkingSignature } from './thinking-signature'
@@ -20,7 +20,7 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
     else if (block['type'] === 'thinking') {
       content.push({
         type: 'reasoning',
-        text: String(block['thinking'] ?? ''),
+        text: stringOf(block['thinking']),
         ...(typeof block['signature'] === 'string'
           ? { signature: { protocol: 'anthropic' as const, value: block['signature'] } }
           : {}),
@@ -29,20 +29,20 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
       content.push({
         type: 'reasoning',
         text: '',
-        redacted: { protocol: 'anthropic', value: String(block['data']) },
+        redacted: { protocol: 'anthropic', value: stringOf(block['data']) },
       })
     } else if (block['type'] === 'tool_use') {
       content.push({
         type: 'tool-call',
-        id: String(block['id']),
-        name: String(block['name']),
+        id: stringOf(block['id']),
+        name: stringOf(block['name']),
         arguments: JSON.stringify(block['input'] ?? {}),
       })
     }
   }
   const response: ChatResponse = {
-    id: String(object['id'] ?? ''),
-    model: String(object['model'] ?? ''),
+    id: stringOf(object['id']),
+    model: stringOf(object['model']),
     content,
     finishReason: anthropicStopToCanonical(object['stop_reason']),
     usage: anthropicUsageToCanonical(object['usage']),

@@ -1,4 +1,5 @@
 import type { FilePart, ImagePart } from '../../canonical/types'
+import { stringOf } from '../../internal/json'
 import { GatewayError } from '../../errors'
 import { mediaTypeFromUrl } from './media-type'
 
@@ -10,8 +11,8 @@ import { mediaTypeFromUrl } from './media-type'
  * @see https://ai.google.dev/api/caching#Blob
  */
 export function decodeBlob(blob: Record<string, unknown>, param: string): ImagePart | FilePart {
-  const mediaType = String(blob['mimeType'] ?? '')
-  const data = String(blob['data'] ?? '')
+  const mediaType = stringOf(blob['mimeType'])
+  const data = stringOf(blob['data'])
   refuseAudioVideo(mediaType, param)
   if (mediaType.startsWith('image/'))
     return { type: 'image', source: { kind: 'base64', mediaType, data } }
@@ -34,7 +35,7 @@ export function decodeBlob(blob: Record<string, unknown>, param: string): ImageP
  * @see https://ai.google.dev/api/caching#FileData
  */
 export function decodeFileData(file: Record<string, unknown>, param: string): ImagePart | FilePart {
-  const url = String(file['fileUri'] ?? '')
+  const url = stringOf(file['fileUri'])
   const mediaType =
     typeof file['mimeType'] === 'string' && file['mimeType'] !== ''
       ? file['mimeType']

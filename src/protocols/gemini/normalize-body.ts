@@ -1,18 +1,21 @@
 import { isJsonObject } from '../../internal/json'
 
+// Tables keyed by client field names are Maps and Sets: a field named `constructor` or
+// `__proto__` is an ordinary name, never a property of Object.prototype.
+
 /** Fields whose value is user data (a `Struct` or a free JSON value): copied as they are. */
-const verbatim: Record<string, ReadonlySet<string>> = {
+const verbatim = new Map<string, ReadonlySet<string>>([
   // Keyed by the field that holds the object; `*` applies anywhere.
-  functionCall: new Set(['args']),
-  functionResponse: new Set(['response']),
-  '*': new Set(['parametersJsonSchema', 'responseJsonSchema', 'labels']),
-}
+  ['functionCall', new Set(['args'])],
+  ['functionResponse', new Set(['response'])],
+  ['*', new Set(['parametersJsonSchema', 'responseJsonSchema', 'labels'])],
+])
 
 /** Fields holding an OpenAPI `Schema` message, whose keywords may be snake_case too. */
-const schemaFields: Record<string, ReadonlySet<string>> = {
-  functionDeclarations: new Set(['parameters', 'response']),
-  '*': new Set(['responseSchema']),
-}
+const schemaFields = new Map<string, ReadonlySet<string>>([
+  ['functionDeclarations', new Set(['parameters', 'response'])],
+  ['*', new Set(['responseSchema'])],
+])
 
 /** Schema keywords whose value is user data, not a schema. */
 const schemaData = new Set(['enum', 'required', 'propertyOrdering', 'default', 'example'])
@@ -29,6 +32,10 @@ const snakeKey = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/
  * values (`parametersJsonSchema`, `responseJsonSchema`) and the property names inside an OpenAPI
  * schema's `properties` — a tool parameter may well be called `max_items`.
  *
+ * The walk is recursive: callers bound the body's nesting first (`parseClientJson`). Objects are
+ * rebuilt with `Object.fromEntries`, which defines own properties, so a member named `__proto__`
+ * stays a member.
+ *
  * @see https://ai.google.dev/api/generate-content#request-body
  */
 export function normalizeGeminiBody(value: unknown): unknown {
@@ -38,37 +45,40 @@ export function normalizeGeminiBody(value: unknown): unknown {
 function normalize(value: unknown, container: string): unknown {
   if (Array.isArray(value)) return value.map((item) => normalize(item, container))
   if (!isJsonObject(value)) return value
-  const out: Record<string, unknown> = {}
+  const entries: Array<[string, unknown]> = []
   for (const [key, item] of Object.entries(value)) {
     const name = camelKey(key)
-    if (name !== key && name in value) continue
-    if (inSet(verbatim, container, name)) out[name] = item
-    else if (inSet(schemaFields, container, name)) out[name] = normalizeSchema(item)
-    else out[name] = normalize(item, name)
+    if (name !== key && Object.hasOwn(value, name)) continue
+    if (inSet(verbatim, container, name)) entries.push([name, item])
+    else if (inSet(schemaFields, container, name)) entries.push([name, normalizeSchema(item)])
+    else entries.push([name, normalize(item, name)])
   }
-  return out
+  return Object.fromEntries(entries)
 }
 
 function normalizeSchema(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalizeSchema)
   if (!isJsonObject(value)) return value
-  const out: Record<string, unknown> = {}
+  const entries: Array<[string, unknown]> = []
   for (const [key, item] of Object.entries(value)) {
     const name = camelKey(key)
-    if (name !== key && name in value) continue
+    if (name !== key && Object.hasOwn(value, name)) continue
     if (name === 'properties' && isJsonObject(item)) {
       // Property names are the user's; only the schemas under them are normalised.
-      out[name] = Object.fromEntries(
-        Object.entries(item).map(([property, schema]) => [property, normalizeSchema(schema)]),
-      )
-    } else if (schemaData.has(name)) out[name] = item
-    else out[name] = normalizeSchema(item)
+      entries.push([
+        name,
+        Object.fromEntries(
+          Object.entries(item).map(([property, schema]) => [property, normalizeSchema(schema)]),
+        ),
+      ])
+    } else if (schemaData.has(name)) entries.push([name, item])
+    else entries.push([name, normalizeSchema(item)])
   }
-  return out
+  return Object.fromEntries(entries)
 }
 
-function inSet(table: Record<string, ReadonlySet<string>>, container: string, name: string) {
-  return table[container]?.has(name) === true || table['*']!.has(name)
+function inSet(table: ReadonlyMap<string, ReadonlySet<string>>, container: string, name: string) {
+  return table.get(container)?.has(name) === true || table.get('*')!.has(name)
 }
 
 function camelKey(key: string): string {

@@ -22,23 +22,30 @@ const integerFields = new Set([
  * @see https://ai.google.dev/api/caching#Schema
  */
 export function openApiToJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  // Built with Object.fromEntries: a keyword named `__proto__` stays an own member.
+  const entries: Array<[string, unknown]> = []
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || key === 'propertyOrdering') continue
-    if (key === 'type' && typeof value === 'string') out[key] = value.toLowerCase()
+    if (key === 'type' && typeof value === 'string') entries.push([key, value.toLowerCase()])
     else if (key === 'properties' && isJsonObject(value)) {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, property]) => [name, convert(property)]),
-      )
-    } else if (key === 'items') out[key] = convert(value)
-    else if (key === 'anyOf' && Array.isArray(value)) out[key] = value.map(convert)
+      entries.push([
+        key,
+        Object.fromEntries(
+          Object.entries(value).map(([name, property]) => [name, convert(property)]),
+        ),
+      ])
+    } else if (key === 'items') entries.push([key, convert(value)])
+    else if (key === 'anyOf' && Array.isArray(value)) entries.push([key, value.map(convert)])
     else if (integerFields.has(key) && typeof value === 'string' && /^\d+$/.test(value))
-      out[key] = Number(value)
-    else out[key] = value
+      entries.push([key, Number(value)])
+    else entries.push([key, value])
   }
+  const out = Object.fromEntries(entries)
   if (schema['nullable'] === true) {
-    if (typeof out['type'] === 'string') out['type'] = [out['type'], 'null']
-    else if (Array.isArray(out['anyOf'])) out['anyOf'] = [...out['anyOf'], { type: 'null' }]
+    const type = Object.hasOwn(out, 'type') ? out['type'] : undefined
+    const anyOf = Object.hasOwn(out, 'anyOf') ? out['anyOf'] : undefined
+    if (typeof type === 'string') out['type'] = [type, 'null']
+    else if (Array.isArray(anyOf)) out['anyOf'] = [...anyOf, { type: 'null' }]
   }
   return out
 }

@@ -19,7 +19,7 @@ export function geminiPassthroughBody(json: ClientJson, upstreamModel: string): 
   const changes: Record<string, unknown> = {}
   if (Object.hasOwn(body, 'model')) changes['model'] = name
   // Google's REST API reads snake_case as well as camelCase field names.
-  for (const field of ['generateContentRequest', 'generate_content_request']) {
+  for (const field of ['generateContentRequest', 'generate_content_request'] as const) {
     const request = body[field]
     if (Object.hasOwn(body, field) && isJsonObject(request) && Object.hasOwn(request, 'model')) {
       changes[field] = { ...request, model: name }

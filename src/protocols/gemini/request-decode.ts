@@ -9,7 +9,7 @@ import type {
 } from '../../canonical/types'
 import { GatewayError } from '../../errors'
 import { partSignature, signedByGemini } from './part-signature'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { decodeBlob, decodeFileData } from './decode-media'
 import { applyGeminiGenerationConfig } from './generation-config'
 import type { GeminiGenerateContentRequest } from './request-schema'
@@ -109,7 +109,7 @@ function decodeModelTurn(parts: Part[], turn: number, pending: PendingCall[]): A
     const signed = signedByGemini(signature)
     const call = part['functionCall']
     if (isJsonObject(call)) {
-      const name = String(call['name'] ?? '')
+      const name = stringOf(call['name'])
       const callId = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined
       const id = encodeGeminiToolCallId(signature, callId ?? `call_${turn}_${index}`)
       pending.push({
@@ -160,7 +160,7 @@ function decodeFunctionResponse(
   param: string,
   pending: PendingCall[],
 ): ToolResultPart {
-  const name = String(response['name'] ?? '')
+  const name = stringOf(response['name'])
   const callId =
     typeof response['id'] === 'string' && response['id'] !== '' ? response['id'] : undefined
   const call =
@@ -203,7 +203,7 @@ function responseText(response: unknown): { text: string; isError: boolean } {
   if (!isJsonObject(response)) return { text: JSON.stringify(response ?? {}), isError: false }
   const keys = Object.keys(response)
   if (keys.length === 1) {
-    const value = response[keys[0]!]
+    const value = response[keys[0]!] // lookup-safe: an own key, from Object.keys
     if ((keys[0] === 'result' || keys[0] === 'output') && typeof value === 'string')
       return { text: value, isError: false }
     if (keys[0] === 'error')

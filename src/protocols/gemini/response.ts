@@ -1,6 +1,6 @@
 import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
 import { partSignature, signedByGemini } from './part-signature'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import { canonicalUsageToGemini, geminiUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToGemini, geminiFinishToCanonical } from './finish-reason'
 import { decodeGeminiToolCallId, encodeGeminiToolCallId } from './tool-call-id'
@@ -40,7 +40,7 @@ export function decodeGeminiResponse(
     const call = part['functionCall']
     if (isJsonObject(call)) {
       sawFunctionCall = true
-      const name = String(call['name'] ?? '')
+      const name = stringOf(call['name'])
       const callId = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined
       content.push({
         type: 'tool-call',
@@ -62,8 +62,8 @@ export function decodeGeminiResponse(
     }
   }
   const response: ChatResponse = {
-    id: String(object['responseId'] ?? ''),
-    model: String(object['modelVersion'] ?? ''),
+    id: stringOf(object['responseId']),
+    model: stringOf(object['modelVersion']),
     content,
     finishReason: geminiFinishToCanonical(candidate?.['finishReason'], sawFunctionCall),
     usage: geminiUsageToCanonical(object['usageMetadata']),

@@ -51,24 +51,24 @@ export function toGeminiJsonSchema(schema: Record<string, unknown>): Record<stri
 }
 
 function sanitize(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  const entries: Array<[string, unknown]> = []
   for (const [rawKey, value] of Object.entries(schema)) {
-    const key = rawKey === 'definitions' && !('$defs' in schema) ? '$defs' : rawKey
-    if (key === 'const' && !('enum' in schema)) {
-      out['enum'] = [value]
-      continue
-    }
-    if (!allowed.has(key)) continue
-    if (schemaMaps.has(key) && isJsonObject(value)) {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, property]) => [name, sanitizeValue(property)]),
-      )
-    } else if (subschemas.has(key)) out[key] = sanitizeValue(value)
+    const key = rawKey === 'definitions' && !Object.hasOwn(schema, '$defs') ? '$defs' : rawKey
+    if (key === 'const' && !Object.hasOwn(schema, 'enum')) entries.push(['enum', [value]])
+    else if (!allowed.has(key)) continue
+    else if (schemaMaps.has(key) && isJsonObject(value)) {
+      entries.push([
+        key,
+        Object.fromEntries(
+          Object.entries(value).map(([name, property]) => [name, sanitizeValue(property)]),
+        ),
+      ])
+    } else if (subschemas.has(key)) entries.push([key, sanitizeValue(value)])
     else if (key === '$ref' && typeof value === 'string')
-      out[key] = value.replace(/^#\/definitions\//, '#/$defs/')
-    else out[key] = value
+      entries.push([key, value.replace(/^#\/definitions\//, '#/$defs/')])
+    else entries.push([key, value])
   }
-  return out
+  return Object.fromEntries(entries)
 }
 
 function sanitizeValue(value: unknown): unknown {

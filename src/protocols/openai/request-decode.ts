@@ -1,6 +1,6 @@
 import type { ChatRequest, FilePart, ImagePart, Message, TextPart } from '../../canonical/types'
 import { GatewayError } from '../../errors'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import type { OpenAIChatRequest } from './request-schema'
 
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s
@@ -35,8 +35,8 @@ export function decodeOpenAIRequest(body: OpenAIChatRequest): ChatRequest {
         content.push(...textParts(message.content ?? ''))
         for (const call of Array.isArray(raw['tool_calls']) ? raw['tool_calls'] : []) {
           if (!isJsonObject(call) || !isJsonObject(call['function'])) continue
-          const id = String(call['id'] ?? '')
-          const name = String(call['function']['name'] ?? '')
+          const id = stringOf(call['id'])
+          const name = stringOf(call['function']['name'])
           toolNames.set(id, name)
           const args = call['function']['arguments']
           content.push({
@@ -168,7 +168,7 @@ function userParts(content: unknown, messageIndex: number): Array<TextPart | Ima
     if (!isJsonObject(part)) return []
     if (part['type'] === 'text') return textParts([part])
     if (part['type'] === 'image_url' && isJsonObject(part['image_url'])) {
-      const url = String(part['image_url']['url'] ?? '')
+      const url = stringOf(part['image_url']['url'])
       const match = dataUrl.exec(url)
       return [
         match
@@ -177,7 +177,7 @@ function userParts(content: unknown, messageIndex: number): Array<TextPart | Ima
       ]
     }
     if (part['type'] === 'file' && isJsonObject(part['file'])) {
-      const match = dataUrl.exec(String(part['file']['file_data'] ?? ''))
+      const match = dataUrl.exec(stringOf(part['file']['file_data']))
       if (match) {
         return [
           {
@@ -193,7 +193,7 @@ function userParts(content: unknown, messageIndex: number): Array<TextPart | Ima
     }
     throw new GatewayError(
       'invalid_request',
-      `This upstream cannot take a \`${String(part['type'])}\` content part.`,
+      `This upstream cannot take a \`${stringOf(part['type'])}\` content part.`,
       {
         param: `messages[${messageIndex}].content[${partIndex}]`,
       },

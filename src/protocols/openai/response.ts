@@ -1,5 +1,5 @@
 import type { ChatResponse } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { canonicalUsageToOpenAI, openAIUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToOpenAI, openAIFinishToCanonical } from './finish-reason'
 
@@ -27,15 +27,15 @@ export function decodeOpenAIResponse(body: unknown): ChatResponse {
     const args = call['function']['arguments']
     content.push({
       type: 'tool-call',
-      id: String(call['id'] ?? ''),
-      name: String(call['function']['name'] ?? ''),
+      id: stringOf(call['id']),
+      name: stringOf(call['function']['name']),
       // No-argument calls may come as "" (checklist §7 bug 14).
       arguments: typeof args === 'string' && args.trim() !== '' ? args : '{}',
     })
   }
   const response: ChatResponse = {
-    id: String(object['id'] ?? ''),
-    model: String(object['model'] ?? ''),
+    id: stringOf(object['id']),
+    model: stringOf(object['model']),
     content,
     finishReason: openAIFinishToCanonical(choice['finish_reason']),
     usage: openAIUsageToCanonical(object['usage']),
