@@ -1,0 +1,174 @@
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createGateway, createMemoryUsageMeter } from '../../src/index'
+import { hostileBody, prototypeNames } from './mutations'
+import { inboundRoutes, type InboundRoute } from './routes'
+import { createVendorFakes, fakeBaseUrls, type VendorProtocol } from './vendor-fakes'
+
+/**
+ * Property-based tests of every inbound route × group protocol, JSON and stream: generated and
+ * mutated bodies must never get a 5xx, every error must be in the route's protocol shape, every
+ * answered stream must end as its protocol ends, and no upstream may receive a model other than
+ * the one the call name routes to (nor a body whose keys a parser could read two ways).
+ *
+ * CI runs `FUZZ_RUNS` bodies per cell (default 120, seeded, 24 cells); set `FUZZ_RUNS` (and
+ * `FUZZ_SEED`) for a longer run. A summary line per cell is printed with `FUZZ_REPORT=1`.
+ */
+const runs = Number(process.env['FUZZ_RUNS'] ?? 120)
+const seed = Number(process.env['FUZZ_SEED'] ?? 20261123)
+const key = 'sk-fuzz-0123456789abcdef0123456789'
+const groupProtocols: VendorProtocol[] = ['openai', 'anthropic', 'gemini']
+
+/** Per group: an alias whose upstream name differs, and a name served as is. */
+const upstreamModelOf = new Map<string, { protocol: VendorProtocol; upstreamModel: string }>(
+  groupProtocols.flatMap((protocol) => [
+    [`alias-${protocol}`, { protocol, upstreamModel: `up-${protocol}-model` }],
+    [`same-${protocol}`, { protocol, upstreamModel: `same-${protocol}` }],
+    [`g-${protocol}/alias-${protocol}`, { protocol, upstreamModel: `up-${protocol}-model` }],
+  ]),
+)
+
+/** Model strings mutations put in bodies and paths: call names, pins, upstream names, nonsense. */
+const modelPool = [
+  ...upstreamModelOf.keys(),
+  ...groupProtocols.map((protocol) => `up-${protocol}-model`),
+  'g-openai/alias-gemini',
+  'nope',
+  '',
+  ...prototypeNames,
+]
+
+const fakes = createVendorFakes()
+const meter = createMemoryUsageMeter()
+const gateway = createGateway({
+  groupIdRouting: true,
+  groups: groupProtocols.map((protocol) => ({
+    id: `g-${protocol}`,
+    protocol,
+    models: [
+      { name: `alias-${protocol}`, upstreamModel: `up-${protocol}-model` },
+      `same-${protocol}`,
+    ],
+    upstreams: [{ baseUrl: fakeBaseUrls[protocol], apiKey: `upstream-key-${protocol}-000000` }],
+  })),
+  keys: [{ key, quota: { tokens: 1_000_000_000_000 } }],
+  usageMeter: meter,
+  fetch: fakes.fetch,
+})
+
+const errorShapes: Record<VendorProtocol, z.ZodType> = {
+  openai: z.object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+    }),
+  }),
+  anthropic: z.object({
+    type: z.literal('error'),
+    error: z.object({ type: z.string(), message: z.string() }),
+  }),
+  gemini: z.object({
+    error: z.object({ code: z.number().int(), message: z.string(), status: z.string() }),
+  }),
+}
+
+/** How each protocol's stream must end when the upstream's did. */
+const streamEnds: Record<VendorProtocol, (text: string) => boolean> = {
+  openai: (text) => text.endsWith('data: [DONE]\n\n') && !text.includes('event: error'),
+  anthropic: (text) => text.includes('event: message_stop') && !text.includes('event: error'),
+  gemini: (text) => text.includes('"finishReason"') && !/(^|\n)\{"error"/.test(text),
+}
+
+type Tally = { bodies: number; status: Map<number, number> }
+const tallies = new Map<string, Tally>()
+afterAll(() => {
+  if (process.env['FUZZ_REPORT'] === undefined) return
+  let total = 0
+  for (const [cell, tally] of tallies) {
+    total += tally.bodies
+    const statuses = [...tally.status].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`)
+    console.log(`[fuzz] ${cell}: ${tally.bodies} bodies, ${statuses.join(' ')}`)
+  }
+  console.log(`[fuzz] total ${total} bodies`)
+})
+
+/** The model a call name routes to, as the gateway must route it. */
+function expectedUpstream(route: InboundRoute, pathModel: string, text: string) {
+  if (route.modelIn === 'path') return upstreamModelOf.get(pathModel)
+  try {
+    const body: unknown = JSON.parse(text)
+    const model =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)['model']
+        : undefined
+    return typeof model === 'string' ? upstreamModelOf.get(model) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function check(route: InboundRoute, cell: string, pathModel: string, text: string) {
+  const tally = tallies.get(cell) ?? { bodies: 0, status: new Map() }
+  tallies.set(cell, tally)
+  const before = fakes.calls.length
+  const response = await gateway(
+    new Request(`http://gateway.fuzz${route.path(pathModel)}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        ...route.headers,
+      },
+      body: text,
+    }),
+  )
+  const answer = await response.text()
+  tally.bodies += 1
+  tally.status.set(response.status, (tally.status.get(response.status) ?? 0) + 1)
+  const context = `${response.status} ${answer.slice(0, 300)}`
+  expect(response.status, context).toBeLessThan(500)
+  if (response.status >= 400) {
+    const parsed: unknown = JSON.parse(answer)
+    expect(errorShapes[route.errors].safeParse(parsed).success, context).toBe(true)
+  } else if (response.headers.get('content-type')?.includes('text/event-stream') === true) {
+    expect(streamEnds[route.errors](answer), context).toBe(true)
+  } else {
+    expect(() => JSON.parse(answer), context).not.toThrow()
+  }
+  const expected = expectedUpstream(route, pathModel, text)
+  for (const call of fakes.calls.slice(before)) {
+    expect(call.problems, context).toEqual([])
+    expect({ protocol: call.protocol, model: call.model }, context).toEqual({
+      protocol: expected?.protocol,
+      model: expected?.upstreamModel,
+    })
+    if (call.protocol === 'openai' && route.stream) expect(call.includeUsage, context).toBe(true)
+  }
+}
+
+describe.each(inboundRoutes)('$name', (route) => {
+  it.each(groupProtocols)(
+    'to a %s group: no 5xx, errors in the route shape, only the routed model upstream',
+    async (protocol) => {
+      const cell = `${route.name} → ${protocol}`
+      const callName = `alias-${protocol}`
+      const pathModel = fc.oneof(
+        { weight: 8, arbitrary: fc.constant(callName) },
+        { weight: 2, arbitrary: fc.constantFrom(...modelPool) },
+      )
+      const bodyModel = route.modelIn === 'body' ? callName : 'ignored'
+      await fc.assert(
+        fc.asyncProperty(
+          pathModel,
+          hostileBody(() => route.body(bodyModel), modelPool),
+          (model, text) => check(route, cell, route.modelIn === 'path' ? model : callName, text),
+        ),
+        { numRuns: runs, seed: seed + cell.length * 7919 + protocol.length, endOnFailure: true },
+      )
+    },
+    Math.max(60_000, runs * 200),
+  )
+})

@@ -1,0 +1,199 @@
+import type { VendorProtocol } from './vendor-fakes'
+
+/**
+ * The inbound routes the property suites drive, one row each. A new route (the Responses API,
+ * say) is one more row: its path, the protocol its errors are written in, and a realistic valid
+ * body to mutate.
+ */
+export type InboundRoute = {
+  name: string
+  /** The protocol of the route's error bodies. */
+  errors: VendorProtocol
+  stream: boolean
+  /** Where the call name goes: the body's `model`, or the path (Gemini). */
+  modelIn: 'body' | 'path'
+  path(model: string): string
+  /** A valid body as the route's SDK sends it; `model` is set for `modelIn: 'body'`. */
+  body(model: string): Record<string, unknown>
+  headers?: Record<string, string>
+}
+
+const openAITools = [
+  {
+    type: 'function',
+    function: {
+      name: 'lookup',
+      description: 'Looks a term up.',
+      parameters: {
+        type: 'object',
+        properties: { q: { type: 'string', description: 'the term' } },
+        required: ['q'],
+        additionalProperties: false,
+      },
+    },
+  },
+]
+
+const chatBody = (stream: boolean) => (model: string) => ({
+  model,
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: [{ type: 'text', text: 'Find "gateway".' }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'lookup', arguments: '{"q":"gateway"}' },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: 'A gateway routes and meters calls.' },
+    { role: 'user', content: 'Summarise.' },
+  ],
+  tools: openAITools,
+  temperature: 0.3,
+  max_tokens: 200,
+  ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+})
+
+const anthropicTools = [
+  {
+    name: 'lookup',
+    description: 'Looks a term up.',
+    input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+  },
+]
+
+const messagesBody = (stream: boolean, count: boolean) => (model: string) => ({
+  model,
+  ...(count ? {} : { max_tokens: 256 }),
+  system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+  messages: [
+    { role: 'user', content: 'Find "gateway".' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Use the tool.', signature: 'EqQBCkgIARABGAIiQL' },
+        { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'gateway' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [{ type: 'text', text: 'Routes calls.' }],
+        },
+        { type: 'text', text: 'Summarise.' },
+      ],
+    },
+  ],
+  tools: anthropicTools,
+  tool_choice: { type: 'auto' },
+  ...(stream ? { stream: true } : {}),
+})
+
+const geminiBody = () => ({
+  systemInstruction: { parts: [{ text: 'Be brief.' }] },
+  contents: [
+    { role: 'user', parts: [{ text: 'Find "gateway".' }] },
+    { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'gateway' } } }] },
+    {
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'lookup', response: { result: 'Routes calls.' } } },
+        { text: 'Summarise.' },
+      ],
+    },
+  ],
+  tools: [
+    {
+      functionDeclarations: [
+        {
+          name: 'lookup',
+          description: 'Looks a term up.',
+          parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } }, required: ['q'] },
+        },
+      ],
+    },
+  ],
+  generation_config: { temperature: 0.3, maxOutputTokens: 200 },
+})
+
+const geminiPath = (action: string) => (model: string) =>
+  `/v1beta/models/${encodeURIComponent(model)}:${action}`
+
+/** Every inbound generation and counting route. */
+export const inboundRoutes: InboundRoute[] = [
+  {
+    name: 'chat-completions',
+    errors: 'openai',
+    stream: false,
+    modelIn: 'body',
+    path: () => '/v1/chat/completions',
+    body: chatBody(false),
+  },
+  {
+    name: 'chat-completions stream',
+    errors: 'openai',
+    stream: true,
+    modelIn: 'body',
+    path: () => '/v1/chat/completions',
+    body: chatBody(true),
+  },
+  {
+    name: 'messages',
+    errors: 'anthropic',
+    stream: false,
+    modelIn: 'body',
+    path: () => '/v1/messages',
+    body: messagesBody(false, false),
+    headers: { 'anthropic-version': '2023-06-01' },
+  },
+  {
+    name: 'messages stream',
+    errors: 'anthropic',
+    stream: true,
+    modelIn: 'body',
+    path: () => '/v1/messages?beta=true',
+    body: messagesBody(true, false),
+    headers: { 'anthropic-version': '2023-06-01' },
+  },
+  {
+    name: 'count_tokens',
+    errors: 'anthropic',
+    stream: false,
+    modelIn: 'body',
+    path: () => '/v1/messages/count_tokens',
+    body: messagesBody(false, true),
+    headers: { 'anthropic-version': '2023-06-01' },
+  },
+  {
+    name: 'gemini generateContent',
+    errors: 'gemini',
+    stream: false,
+    modelIn: 'path',
+    path: geminiPath('generateContent'),
+    body: geminiBody,
+  },
+  {
+    name: 'gemini streamGenerateContent',
+    errors: 'gemini',
+    stream: true,
+    modelIn: 'path',
+    path: (model) => `${geminiPath('streamGenerateContent')(model)}?alt=sse`,
+    body: geminiBody,
+  },
+  {
+    name: 'gemini countTokens',
+    errors: 'gemini',
+    stream: false,
+    modelIn: 'path',
+    path: geminiPath('countTokens'),
+    body: () => ({ generateContentRequest: { model: 'models/x', ...geminiBody() } }),
+  },
+]
