@@ -99,7 +99,8 @@ afterAll(() => {
 function expectedUpstream(route: InboundRoute, pathModel: string, text: string) {
   if (route.modelIn === 'path') return upstreamModelOf.get(pathModel)
   try {
-    const body: unknown = JSON.parse(text)
+    // The gateway decodes bodies as WHATWG TextDecoder does, dropping a leading byte-order mark.
+    const body: unknown = JSON.parse(text.replace(/^\ufeff/, ''))
     const model =
       typeof body === 'object' && body !== null && !Array.isArray(body)
         ? (body as Record<string, unknown>)['model']
@@ -145,7 +146,9 @@ async function check(route: InboundRoute, cell: string, pathModel: string, text:
       protocol: expected?.protocol,
       model: expected?.upstreamModel,
     })
-    if (call.protocol === 'openai' && route.stream) expect(call.includeUsage, context).toBe(true)
+    // Every OpenAI upstream stream, passthrough or translated, must be metered.
+    if (call.protocol === 'openai' && call.stream === true)
+      expect(call.includeUsage, context).toBe(true)
   }
 }
 

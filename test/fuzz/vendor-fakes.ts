@@ -27,7 +27,9 @@ export type FakeCall = {
   model: string | undefined
   /** Problems no upstream should see: a body that is not JSON, keys a parser may read twice. */
   problems: string[]
-  /** On an OpenAI stream, whether the usage chunk was asked for. */
+  /** Whether the call asked for a stream. */
+  stream?: boolean
+  /** On OpenAI, whether the usage chunk was asked for. */
   includeUsage?: boolean
 }
 
@@ -73,6 +75,7 @@ export function createVendorFakes() {
       return answerGemini(body, match?.[2] ?? '', served)
     }
     call.model = typeof body['model'] === 'string' ? body['model'] : undefined
+    call.stream = body['stream'] === true
     if (protocol === 'anthropic') return answerAnthropic(body, url.pathname, served)
     const options = body['stream_options']
     call.includeUsage = isObject(options) && options['include_usage'] === true
