@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseClientJson, readModelField } from '../http/client-json'
+import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
@@ -24,8 +24,9 @@ export async function handleCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
-  const route = await resolveCall(runtime, scope, readModelField(json))
+  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(scanned))
+  const json = parseClientJson(scanned)
   if (route.group.protocol !== 'anthropic') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }

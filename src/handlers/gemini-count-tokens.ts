@@ -32,8 +32,9 @@ export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  // The model is in the path: an unknown one is answered before the body is even read.
   const route = await resolveCall(runtime, scope, geminiCallName(scope))
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
   if (route.group.protocol === 'openai') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }

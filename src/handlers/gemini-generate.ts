@@ -47,8 +47,9 @@ export async function handleGeminiGenerate(
       },
     )
   }
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  // The model is in the path: an unknown one is answered before the body is even read.
   const route = await resolveCall(runtime, scope, geminiCallName(scope))
+  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
   const body = validateBody(
     normalizeGeminiBody(json.value),
     geminiGenerateContentRequestSchema,

@@ -1,5 +1,5 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseClientJson, readModelField } from '../http/client-json'
+import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
@@ -30,8 +30,9 @@ export async function handleMessages(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
-  const route = await resolveCall(runtime, scope, readModelField(json))
+  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(scanned))
+  const json = parseClientJson(scanned)
   const body = validateBody(json.value, anthropicMessagesRequestSchema, anthropicArrayLimits)
   const common = routeCall(runtime, scope, route, {
     model: body.model,
