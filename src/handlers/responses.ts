@@ -1,6 +1,11 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseClientJson, readModelField, type ClientJson } from '../http/client-json'
+import {
+  parseClientJson,
+  readModelField,
+  scanClientJson,
+  type ClientJson,
+} from '../http/client-json'
 import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { readResponsesUsage } from '../protocols/responses/canonical-usage'
@@ -39,8 +44,9 @@ export async function handleResponses(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
-  const route = await resolveCall(runtime, scope, readModelField(json))
+  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const route = await resolveCall(runtime, scope, readModelField(scanned))
+  const json = parseClientJson(scanned)
   const body = validateBody(json.value, responsesRequestSchema, responsesArrayLimits)
   const common = routeCall(runtime, scope, route, {
     model: body.model,

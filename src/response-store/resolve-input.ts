@@ -1,3 +1,4 @@
+import { stringOf } from '../internal/json'
 import type { ReasoningPart } from '../canonical/types'
 import { GatewayError } from '../errors'
 import { isGatewayReasoningBlob, readReasoningBlob } from '../protocols/responses/reasoning-blob'
@@ -51,7 +52,7 @@ export async function resolveResponsesInput(
   }
   const wanted = new Set<string>()
   for (const item of own) {
-    if (item.type === 'item_reference') wanted.add(String(item['id']))
+    if (item.type === 'item_reference') wanted.add(stringOf(item['id']))
     else if (
       item.type === 'reasoning' &&
       !isGatewayReasoningBlob(item['encrypted_content']) &&
@@ -66,14 +67,14 @@ export async function resolveResponsesInput(
       items.push(item)
       return
     }
-    const stored = found.get(String(item['id']))
+    const stored = found.get(stringOf(item['id']))
     if (stored !== undefined) {
       items.push(stored)
       expanded = true
     } else if (strict) {
       throw new GatewayError(
         'invalid_request',
-        `Item with id '${String(item['id'])}' not found. The gateway resolves \`item_reference\` only to items of responses it stored (\`store: true\`) for this key; send the full item instead, or set \`store: false\` so that clients such as the AI SDK send full items.`,
+        `Item with id '${stringOf(item['id'])}' not found. The gateway resolves \`item_reference\` only to items of responses it stored (\`store: true\`) for this key; send the full item instead, or set \`store: false\` so that clients such as the AI SDK send full items.`,
         { param: `input[${index}]` },
       )
     } else {

@@ -12,13 +12,14 @@ import { createVendorFakes, fakeBaseUrls, type VendorProtocol } from './vendor-f
  * answered stream must end as its protocol ends, and no upstream may receive a model other than
  * the one the call name routes to (nor a body whose keys a parser could read two ways).
  *
- * CI runs `FUZZ_RUNS` bodies per cell (default 120, seeded, 24 cells); set `FUZZ_RUNS` (and
+ * CI runs `FUZZ_RUNS` bodies per cell (default 80, seeded, 40 cells); set `FUZZ_RUNS` (and
  * `FUZZ_SEED`) for a longer run. A summary line per cell is printed with `FUZZ_REPORT=1`.
  */
-const runs = Number(process.env['FUZZ_RUNS'] ?? 120)
+const runs = Number(process.env['FUZZ_RUNS'] ?? 80)
 const seed = Number(process.env['FUZZ_SEED'] ?? 20261123)
 const key = 'sk-fuzz-0123456789abcdef0123456789'
-const groupProtocols: VendorProtocol[] = ['openai', 'anthropic', 'gemini']
+/** Group kinds: the three families, and an OpenAI group whose upstream serves /v1/responses. */
+const groupProtocols: VendorProtocol[] = ['openai', 'anthropic', 'gemini', 'responses']
 
 /** Per group: an alias whose upstream name differs, and a name served as is. */
 const upstreamModelOf = new Map<string, { protocol: VendorProtocol; upstreamModel: string }>(
@@ -45,27 +46,36 @@ const gateway = createGateway({
   groupIdRouting: true,
   groups: groupProtocols.map((protocol) => ({
     id: `g-${protocol}`,
-    protocol,
+    protocol: protocol === 'responses' ? 'openai' : protocol,
     models: [
       { name: `alias-${protocol}`, upstreamModel: `up-${protocol}-model` },
       `same-${protocol}`,
     ],
-    upstreams: [{ baseUrl: fakeBaseUrls[protocol], apiKey: `upstream-key-${protocol}-000000` }],
+    upstreams: [
+      {
+        baseUrl: fakeBaseUrls[protocol],
+        apiKey: `upstream-key-${protocol}-000000`,
+        ...(protocol === 'responses' ? { responses: true } : {}),
+      },
+    ],
   })),
   keys: [{ key, quota: { tokens: 1_000_000_000_000 } }],
   usageMeter: meter,
   fetch: fakes.fetch,
 })
 
-const errorShapes: Record<VendorProtocol, z.ZodType> = {
-  openai: z.object({
-    error: z.object({
-      message: z.string(),
-      type: z.string(),
-      param: z.string().nullable(),
-      code: z.string().nullable(),
-    }),
+const openAIErrorShape = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    param: z.string().nullable(),
+    code: z.string().nullable(),
   }),
+})
+
+const errorShapes: Record<VendorProtocol, z.ZodType> = {
+  openai: openAIErrorShape,
+  responses: openAIErrorShape,
   anthropic: z.object({
     type: z.literal('error'),
     error: z.object({ type: z.string(), message: z.string() }),
@@ -80,6 +90,10 @@ const streamEnds: Record<VendorProtocol, (text: string) => boolean> = {
   openai: (text) => text.endsWith('data: [DONE]\n\n') && !text.includes('event: error'),
   anthropic: (text) => text.includes('event: message_stop') && !text.includes('event: error'),
   gemini: (text) => text.includes('"finishReason"') && !/(^|\n)\{"error"/.test(text),
+  responses: (text) =>
+    text.includes('event: response.completed') &&
+    !text.includes('event: error') &&
+    !text.includes('event: response.failed'),
 }
 
 type Tally = { bodies: number; status: Map<number, number> }
@@ -152,7 +166,35 @@ async function check(route: InboundRoute, cell: string, pathModel: string, text:
   }
 }
 
+/** Counting routes answer 404 on groups that cannot count (spec §4 rule 1). */
+function counts(route: InboundRoute, protocol: VendorProtocol): boolean {
+  if (route.name === 'count_tokens') return protocol === 'anthropic'
+  if (route.name === 'gemini countTokens') return protocol === 'anthropic' || protocol === 'gemini'
+  return true
+}
+
 describe.each(inboundRoutes)('$name', (route) => {
+  it.each(groupProtocols)('to a %s group: the unmutated body is served', async (protocol) => {
+    const callName = `alias-${protocol}`
+    const before = fakes.calls.length
+    const response = await gateway(
+      new Request(`http://gateway.fuzz${route.path(callName)}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, ...route.headers },
+        body: JSON.stringify(route.body(callName)),
+      }),
+    )
+    const answer = await response.text()
+    expect(response.status, answer).toBe(counts(route, protocol) ? 200 : 404)
+    expect(fakes.calls.length - before).toBe(counts(route, protocol) ? 1 : 0)
+    await check(
+      route,
+      `${route.name} → ${protocol}`,
+      callName,
+      JSON.stringify(route.body(callName)),
+    )
+  })
+
   it.each(groupProtocols)(
     'to a %s group: no 5xx, errors in the route shape, only the routed model upstream',
     async (protocol) => {

@@ -127,6 +127,29 @@ const geminiBody = () => ({
 const geminiPath = (action: string) => (model: string) =>
   `/v1beta/models/${encodeURIComponent(model)}:${action}`
 
+const responsesBody = (stream: boolean) => (model: string) => ({
+  model,
+  instructions: 'Be brief.',
+  input: [
+    { role: 'user', content: [{ type: 'input_text', text: 'Find "gateway".' }] },
+    { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"gateway"}' },
+    { type: 'function_call_output', call_id: 'call_1', output: 'Routes calls.' },
+    { role: 'user', content: 'Summarise.' },
+  ],
+  tools: [
+    {
+      type: 'function',
+      name: 'lookup',
+      description: 'Looks a term up.',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      strict: false,
+    },
+  ],
+  max_output_tokens: 200,
+  store: false,
+  ...(stream ? { stream: true } : {}),
+})
+
 /** Every inbound generation and counting route. */
 export const inboundRoutes: InboundRoute[] = [
   {
@@ -144,6 +167,22 @@ export const inboundRoutes: InboundRoute[] = [
     modelIn: 'body',
     path: () => '/v1/chat/completions',
     body: chatBody(true),
+  },
+  {
+    name: 'responses',
+    errors: 'responses',
+    stream: false,
+    modelIn: 'body',
+    path: () => '/v1/responses',
+    body: responsesBody(false),
+  },
+  {
+    name: 'responses stream',
+    errors: 'responses',
+    stream: true,
+    modelIn: 'body',
+    path: () => '/v1/responses',
+    body: responsesBody(true),
   },
   {
     name: 'messages',

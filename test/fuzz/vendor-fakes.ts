@@ -1,4 +1,5 @@
 import { topLevelKeys } from '../helpers/json-keys'
+import { responseObject, responsesStreamFrames } from '../helpers/responses-upstream'
 
 /**
  * Upstream fakes for the property suites, as one `fetch`: each answers the way its vendor does —
@@ -10,14 +11,15 @@ import { topLevelKeys } from '../helpers/json-keys'
  * @module
  */
 
-/** The protocol families the fakes speak. */
-export type VendorProtocol = 'openai' | 'anthropic' | 'gemini'
+/** The protocol families the fakes speak (`responses`: an OpenAI upstream serving /v1/responses). */
+export type VendorProtocol = 'openai' | 'anthropic' | 'gemini' | 'responses'
 
 /** Base URLs of the three fakes, by each family's SDK convention. */
 export const fakeBaseUrls: Record<VendorProtocol, string> = {
   openai: 'https://openai.fuzz/v1',
   anthropic: 'https://anthropic.fuzz',
   gemini: 'https://gemini.fuzz',
+  responses: 'https://responses.fuzz/v1',
 }
 
 /** One call a fake received. */
@@ -76,7 +78,9 @@ export function createVendorFakes() {
     }
     call.model = typeof body['model'] === 'string' ? body['model'] : undefined
     call.stream = body['stream'] === true
+    call.stream = body['stream'] === true
     if (protocol === 'anthropic') return answerAnthropic(body, url.pathname, served)
+    if (protocol === 'responses') return answerResponses(body, served)
     const options = body['stream_options']
     call.includeUsage = isObject(options) && options['include_usage'] === true
     return answerOpenAI(body, served)
@@ -89,7 +93,7 @@ function isObject(value: unknown): value is Json {
 }
 
 function vendorError(protocol: VendorProtocol, status: number, message: string): Response {
-  if (protocol === 'openai')
+  if (protocol === 'openai' || protocol === 'responses')
     return Response.json(
       { error: { message, type: 'invalid_request_error', param: null, code: null } },
       { status },
@@ -272,4 +276,50 @@ function answerGemini(body: Json, action: string, served: number): Response {
     candidates: [{ content: { role: 'model', parts: [{ text: 'Hello' }] }, index: 0 }],
   }
   return sse([`data: ${JSON.stringify(first)}\r\n\r\n`, `data: ${JSON.stringify(answer)}\r\n\r\n`])
+}
+
+function answerResponses(body: Json, served: number): Response {
+  const input = body['input']
+  if (typeof input !== 'string' && !Array.isArray(input))
+    return vendorError('responses', 400, "Missing required parameter: 'input'.")
+  const tools = Array.isArray(body['tools']) ? body['tools'] : []
+  const tool = toolToCall(
+    tools.map((item) => (isObject(item) ? item['name'] : '')),
+    served,
+  )
+  const usage = { input: 18, output: 5 }
+  if (body['stream'] === true) {
+    const item =
+      tool === undefined
+        ? { type: 'message' as const, pieces: ['Hello', ' there.'] }
+        : {
+            type: 'function_call' as const,
+            callId: `call_fuzz${served}`,
+            name: tool,
+            pieces: ['{"q":', '"x"}'],
+          }
+    return sse(responsesStreamFrames([item], usage))
+  }
+  const output =
+    tool === undefined
+      ? [
+          {
+            id: `msg_fuzz${served}`,
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello there.' }],
+          },
+        ]
+      : [
+          {
+            id: `fc_fuzz${served}`,
+            type: 'function_call',
+            status: 'completed',
+            call_id: `call_fuzz${served}`,
+            name: tool,
+            arguments: '{"q":"x"}',
+          },
+        ]
+  return Response.json({ ...responseObject(output, usage), model: String(body['model']) })
 }

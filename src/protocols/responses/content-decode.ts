@@ -1,6 +1,6 @@
 import type { FilePart, ImagePart, TextPart } from '../../canonical/types'
 import { GatewayError } from '../../errors'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s
 
@@ -60,7 +60,7 @@ export function userParts(content: unknown, path: string): Array<TextPart | Imag
       default:
         throw new GatewayError(
           'invalid_request',
-          `This upstream cannot take a \`${String(part['type'])}\` content part.`,
+          `This upstream cannot take a \`${stringOf(part['type'])}\` content part.`,
           { param: where },
         )
     }

@@ -6,7 +6,7 @@ import type {
   TextPart,
   ToolResultPart,
 } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { imagePart, textParts, userParts } from './content-decode'
 import { readReasoningBlob } from './reasoning-blob'
 import type { ResponsesInputItem } from './request-schema'
@@ -79,9 +79,9 @@ export function decodeResponsesInput(
         const name = upstreamName(item, options.names)
         assistant().content.push({
           type: 'tool-call',
-          id: String(item['call_id']),
+          id: stringOf(item['call_id']),
           name,
-          arguments: String(item['arguments']),
+          arguments: stringOf(item['arguments']),
         })
         return
       }
@@ -89,14 +89,14 @@ export function decodeResponsesInput(
         const name = upstreamName(item, options.names)
         assistant().content.push({
           type: 'tool-call',
-          id: String(item['call_id']),
+          id: stringOf(item['call_id']),
           name,
-          arguments: JSON.stringify({ [customToolArgument]: String(item['input']) }),
+          arguments: JSON.stringify({ [customToolArgument]: stringOf(item['input']) }),
         })
         return
       }
       case 'local_shell_call': {
-        const id = String(item['call_id'] ?? item['id'] ?? '')
+        const id = stringOf(item['call_id'] ?? item['id'] ?? '')
         assistant().content.push({
           type: 'tool-call',
           id,
@@ -108,7 +108,7 @@ export function decodeResponsesInput(
       case 'function_call_output':
       case 'custom_tool_call_output':
       case 'local_shell_call_output': {
-        const id = String(item['call_id'] ?? item['id'] ?? '')
+        const id = stringOf(item['call_id'] ?? item['id'] ?? '')
         result({
           type: 'tool-result',
           toolCallId: id,
@@ -136,7 +136,7 @@ function userText(text: string): Message {
 
 /** The name the upstream knows a call's tool by: namespaced tools were flattened (RESP-TOOL-02). */
 function upstreamName(item: ResponsesInputItem, names: ResponsesToolNames): string {
-  const name = String(item['name'])
+  const name = stringOf(item['name'])
   const namespace = item['namespace']
   if (typeof namespace !== 'string' || namespace === '') return name
   return names.qualified.get(`${namespace}\u0000${name}`) ?? name

@@ -1,5 +1,5 @@
 import type { ChatResponse } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { canonicalUsageToResponses, responsesUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToResponses, responsesStatusToCanonical } from './finish-reason'
 import {
@@ -50,8 +50,8 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
         sawToolCall = true
         content.push({
           type: 'tool-call',
-          id: String(item['call_id'] ?? ''),
-          name: String(item['name'] ?? ''),
+          id: stringOf(item['call_id'] ?? ''),
+          name: stringOf(item['name'] ?? ''),
           arguments:
             typeof item['arguments'] === 'string' && item['arguments'].trim() !== ''
               ? item['arguments']
@@ -62,9 +62,9 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
         sawToolCall = true
         content.push({
           type: 'tool-call',
-          id: String(item['call_id'] ?? ''),
-          name: String(item['name'] ?? ''),
-          arguments: JSON.stringify({ [customToolArgument]: String(item['input'] ?? '') }),
+          id: stringOf(item['call_id'] ?? ''),
+          name: stringOf(item['name'] ?? ''),
+          arguments: JSON.stringify({ [customToolArgument]: stringOf(item['input'] ?? '') }),
         })
         break
       default:
@@ -72,8 +72,8 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
     }
   }
   const response: ChatResponse = {
-    id: String(object['id'] ?? ''),
-    model: String(object['model'] ?? ''),
+    id: stringOf(object['id'] ?? ''),
+    model: stringOf(object['model'] ?? ''),
     content,
     finishReason: responsesStatusToCanonical(
       object['status'],

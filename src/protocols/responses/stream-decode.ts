@@ -1,7 +1,7 @@
 import type { StreamDecoder } from '../../canonical/stream-codec'
 import type { StreamEvent, Usage } from '../../canonical/types'
 import { GatewayError } from '../../errors'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import type { SseMessage } from '../../sse/sse-message'
 import { responsesUsageToCanonical } from './canonical-usage'
 import { responsesEventError } from './errors'
@@ -89,8 +89,8 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
         events.push({
           type: 'tool-call-start',
           index: open.index,
-          id: String(item['call_id'] ?? options.generateId()),
-          name: String(item['name'] ?? ''),
+          id: stringOf(item['call_id'] ?? options.generateId()),
+          name: stringOf(item['name'] ?? ''),
         })
         return
       default:
@@ -124,9 +124,9 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
           : item.kind === 'reasoning'
             ? reasoningText(full)
             : item.kind === 'call'
-              ? String(full['arguments'] ?? '')
+              ? stringOf(full['arguments'] ?? '')
               : item.kind === 'custom'
-                ? JSON.stringify({ [customToolArgument]: String(full['input'] ?? '') })
+                ? JSON.stringify({ [customToolArgument]: stringOf(full['input'] ?? '') })
                 : ''
       if (content !== '') {
         if (item.kind === 'text')
@@ -182,7 +182,7 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
         ]
       }
       const data = parsed.value
-      const type = String(data['type'] ?? message.event ?? '')
+      const type = stringOf(data['type'] ?? message.event ?? '')
       const response = isJsonObject(data['response']) ? data['response'] : {}
       const events: StreamEvent[] = []
       switch (type) {

@@ -1,5 +1,5 @@
 import type { ToolChoice, ToolDefinition } from '../../canonical/types'
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 
 /** What the client's tool names became upstream, so that calls go back under the client's names. */
 export type ResponsesToolNames = {
@@ -54,19 +54,19 @@ export function decodeResponsesTools(tools: unknown, toolChoice: unknown): Decod
   for (const tool of Array.isArray(tools) ? tools.filter(isJsonObject) : []) {
     switch (tool['type']) {
       case 'function':
-        if (!taken.has(String(tool['name']))) add(functionTool(tool, String(tool['name'])))
+        if (!taken.has(stringOf(tool['name']))) add(functionTool(tool, stringOf(tool['name'])))
         break
       case 'custom':
-        if (!taken.has(String(tool['name']))) {
-          custom.add(String(tool['name']))
+        if (!taken.has(stringOf(tool['name']))) {
+          custom.add(stringOf(tool['name']))
           add(customTool(tool))
         }
         break
       case 'namespace': {
-        const namespace = String(tool['name'])
+        const namespace = stringOf(tool['name'])
         const children = Array.isArray(tool['tools']) ? tool['tools'].filter(isJsonObject) : []
         for (const child of children) {
-          const name = String(child['name'])
+          const name = stringOf(child['name'])
           const upstreamName = taken.has(name) ? `${namespace}__${name}` : name
           if (taken.has(upstreamName)) continue
           namespaced.set(upstreamName, { namespace, name })
@@ -81,7 +81,7 @@ export function decodeResponsesTools(tools: unknown, toolChoice: unknown): Decod
         break
       }
       default:
-        dropped.push(String(tool['type']))
+        dropped.push(stringOf(tool['type']))
     }
   }
   const result: DecodedTools = { tools: decoded, names: { custom, namespaced, qualified }, dropped }
@@ -105,10 +105,10 @@ function customTool(tool: Record<string, unknown>): ToolDefinition {
   const format = isJsonObject(tool['format']) ? tool['format'] : {}
   const grammar =
     format['type'] === 'grammar' && typeof format['definition'] === 'string'
-      ? `\n\nThe \`${customToolArgument}\` argument is raw text (not JSON) in this ${String(format['syntax'] ?? '')} grammar:\n\`\`\`\n${format['definition']}\n\`\`\``
+      ? `\n\nThe \`${customToolArgument}\` argument is raw text (not JSON) in this ${stringOf(format['syntax'] ?? '')} grammar:\n\`\`\`\n${format['definition']}\n\`\`\``
       : ''
   return {
-    name: String(tool['name']),
+    name: stringOf(tool['name']),
     description: `${description}${grammar}`.trim(),
     inputSchema: {
       type: 'object',
@@ -129,7 +129,7 @@ function decodeToolChoice(choice: unknown, decoded: DecodedTools): ToolChoice | 
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { type: choice }
   if (!isJsonObject(choice)) return undefined
   if ((choice['type'] === 'function' || choice['type'] === 'custom') && choice['name']) {
-    const name = String(choice['name'])
+    const name = stringOf(choice['name'])
     const namespace = typeof choice['namespace'] === 'string' ? choice['namespace'] : undefined
     const upstream =
       namespace === undefined
@@ -141,7 +141,7 @@ function decodeToolChoice(choice: unknown, decoded: DecodedTools): ToolChoice | 
     const allowed = new Set(
       (Array.isArray(choice['tools']) ? choice['tools'] : [])
         .filter(isJsonObject)
-        .map((entry) => String(entry['name'] ?? '')),
+        .map((entry) => stringOf(entry['name'] ?? '')),
     )
     decoded.tools = decoded.tools.filter((tool) =>
       allowed.has(decoded.names.namespaced.get(tool.name)?.name ?? tool.name),

@@ -1,5 +1,5 @@
 import type { StreamEvent } from '../../canonical/types'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import { contentText } from '../../protocols/responses/content-decode'
 import { responsesEcho } from '../../protocols/responses/request-decode'
 import type { ResponsesRequest } from '../../protocols/responses/request-schema'
@@ -73,5 +73,5 @@ function readInput(input: unknown): MockMessage[] {
   return input
     .filter(isJsonObject)
     .filter((item) => item['type'] === undefined || item['type'] === 'message')
-    .map((item) => ({ role: String(item['role'] ?? ''), text: contentText(item['content']) }))
+    .map((item) => ({ role: stringOf(item['role'] ?? ''), text: contentText(item['content']) }))
 }
