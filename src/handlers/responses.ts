@@ -6,6 +6,7 @@ import {
   scanClientJson,
   type ClientJson,
 } from '../http/client-json'
+import { headerText } from '../http/header-text'
 import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { readResponsesUsage } from '../protocols/responses/canonical-usage'
@@ -99,7 +100,7 @@ export async function handleResponses(
   if (pending !== undefined && !response.headers.get('content-type')?.includes('event-stream'))
     await pending
   if (decoded.droppedTools.length > 0)
-    response.headers.set(droppedToolsHeader, decoded.droppedTools.join(', '))
+    response.headers.set(droppedToolsHeader, headerText(decoded.droppedTools.join(', ')))
   return response
 }
 

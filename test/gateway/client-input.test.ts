@@ -448,3 +448,19 @@ describe('client strings that name Object.prototype members', () => {
     expect(response.status).toBeLessThan(500)
   })
 })
+
+describe('client strings echoed in headers', () => {
+  it('a Responses built-in tool typed with a lone surrogate or a line break is listed safely', async () => {
+    const body = JSON.stringify({
+      model: 'fast',
+      input: 'Hi',
+      tools: [{ type: '\ud83d' }, { type: 'web_search\r\nx-injected: 1' }],
+    })
+    const response = await post('/v1/responses', body)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('x-gateway-dropped-tools')).toBe(
+      '%EF%BF%BD, web_search%0D%0Ax-injected: 1',
+    )
+    expect(response.headers.get('x-injected')).toBeNull()
+  })
+})
