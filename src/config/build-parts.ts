@@ -27,7 +27,11 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
     models: group.models.map((model) =>
       typeof model === 'string'
         ? { name: model, upstreamModel: model }
-        : { name: model.name, upstreamModel: model.upstreamModel ?? model.name },
+        : {
+            name: model.name,
+            upstreamModel: model.upstreamModel ?? model.name,
+            ...(model.profile === undefined ? {} : { profile: model.profile }),
+          },
     ),
     upstreams: group.upstreams.map((entry, index): UpstreamProvider => {
       const id =

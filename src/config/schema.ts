@@ -7,6 +7,7 @@ import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
 import type { RequestEvent } from '../observability/request-event'
+import { modelProfileOverridesSchema } from '../models/profile-schema'
 
 const hasFunction = (value: unknown, name: string): boolean =>
   typeof value === 'object' &&
@@ -21,10 +22,35 @@ const groupId = z
     'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
   )
 
-const modelEntry = z.union([
-  z.string().min(1),
-  z.strictObject({ name: z.string().min(1), upstreamModel: z.string().min(1).optional() }),
-])
+const modelName = z.string().min(1, 'expected a non-empty model name')
+const modelObject = z.strictObject({
+  name: modelName,
+  upstreamModel: modelName.optional(),
+  profile: modelProfileOverridesSchema.optional(),
+})
+
+/**
+ * A model entry: a call name, or `{name, upstreamModel?, profile?}`. Checked against the one
+ * schema its shape calls for, so that an error names the field (`models[1].profile.reasoning.min`)
+ * instead of zod's "no union member matched".
+ */
+const modelEntry = z
+  .custom<string | z.input<typeof modelObject>>(() => true)
+  .transform((value, context) => {
+    if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
+      })
+      return z.NEVER
+    }
+    const result = (typeof value === 'string' ? modelName : modelObject).safeParse(value)
+    if (result.success) return result.data
+    for (const issue of result.error.issues) {
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+    }
+    return z.NEVER
+  })
 
 const mockUpstream = z.strictObject({
   provider: z.literal('mock'),

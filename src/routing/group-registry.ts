@@ -1,9 +1,17 @@
 import type { MaybePromise } from '../internal/maybe-promise'
+import type { ModelProfileOverrides } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamProvider } from '../upstream/provider'
 
-/** A model a group serves: the call name clients send, and the name its upstreams expect. */
-export type ModelEntry = { name: string; upstreamModel: string }
+/**
+ * A model a group serves: the call name clients send, the name its upstreams expect, and the
+ * operator's corrections to the built-in profile of that model (limits, reasoning, sampling…).
+ */
+export type ModelEntry = {
+  name: string
+  upstreamModel: string
+  profile?: ModelProfileOverrides | undefined
+}
 
 /** A pool of upstreams of one protocol family, serving a set of model call names. */
 export type Group = {
