@@ -77,6 +77,17 @@ export type ToolDefinition = {
 
 export type ToolChoice = { type: 'auto' | 'none' | 'required' } | { type: 'tool'; name: string }
 
+/** The answer format a request asks for (see `ChatRequest.responseFormat`). */
+export type ResponseFormat =
+  | { type: 'text' }
+  | {
+      type: 'json'
+      schema?: Record<string, unknown>
+      name?: string
+      description?: string
+      strict?: boolean
+    }
+
 /** A request in canonical form. `model` is the upstream model name once routed. */
 export type ChatRequest = {
   model: string
@@ -91,8 +102,22 @@ export type ChatRequest = {
   topK?: number
   stopSequences?: string[]
   seed?: number
-  responseFormat?:
-    { type: 'text' } | { type: 'json'; schema?: Record<string, unknown>; name?: string }
+  /**
+   * The shape of the answer. `json` asks for one JSON object; with `schema` (a JSON Schema
+   * object) the object must conform to it. `name` and `description` label the schema (OpenAI
+   * `json_schema.name`); `strict` is OpenAI's strict mode, kept only when the client asked for it.
+   * Each upstream gets its own form: OpenAI `response_format`, Anthropic `output_config.format`
+   * or a forced tool, Gemini `responseMimeType` + `responseJsonSchema` (README › Structured
+   * output).
+   */
+  responseFormat?: ResponseFormat
+  /**
+   * Reasoning the client asked for. `effort: 'none'` turns it off; any other effort, a
+   * `budgetTokens` or `enabled: true` (on, size left to the model: Anthropic adaptive, Gemini's
+   * dynamic budget) turns it on. Absent: the client said nothing, and the model's default holds.
+   * A client that only asks to *see* thoughts (Gemini `includeThoughts` alone) sets nothing.
+   * The encoders fit this to what the target model accepts (README › Thinking).
+   */
   reasoning?: {
     effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max'
     budgetTokens?: number

@@ -1,3 +1,4 @@
+import type { Adjustment } from '../models/model-target'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
 
 /**
@@ -26,4 +27,10 @@ export type RequestEvent = {
   durationMs: number
   usage?: TokenUsage | undefined
   error?: { code: string; message: string } | undefined
+  /**
+   * What a translated request had changed so that the upstream model accepts it (an output limit
+   * capped, a reasoning field mapped or dropped, thinking turned off for a tool turn…); absent
+   * when nothing was changed.
+   */
+  adjustments?: readonly Adjustment[] | undefined
 }

@@ -18,17 +18,37 @@ import { encodeResponsesRequest } from '../protocols/responses/request-encode'
 import { decodeResponsesResponse } from '../protocols/responses/response'
 import { createResponsesStreamDecoder } from '../protocols/responses/stream-decode'
 import type { UpstreamOperation } from '../upstream/provider'
+import type { ModelTarget } from '../models/model-target'
+import type { ModelProfile } from '../models/profile'
+import { anthropicJsonTool } from '../protocols/anthropic/structured-output'
+import { unwrapJsonToolResponse, unwrapJsonToolStream } from './json-tool-answer'
 
-/** `max_tokens` sent to Anthropic when the client set none (Anthropic requires one: GEN-01). */
+/**
+ * `max_tokens` sent to Anthropic when the client set none and the model's maximum output is not
+ * known (Anthropic requires one: GEN-01); a known model gets its own maximum.
+ */
 export const defaultAnthropicMaxTokens = 4096
 
 /** How the gateway talks to an upstream of one protocol, through the canonical form. */
 export type UpstreamCodec = {
   operation(stream: boolean): UpstreamOperation
-  encodeRequest(request: ChatRequest): Record<string, unknown>
-  /** `request` is the canonical request that was sent, for names the encoder had to rewrite. */
-  decodeResponse(body: unknown, generateId: () => string, request: ChatRequest): ChatResponse
-  streamDecoder(generateId: () => string, request: ChatRequest): StreamDecoder
+  /** Encodes for the target model, noting on `target.adjustments` what it changed for it. */
+  encodeRequest(request: ChatRequest, target: ModelTarget): Record<string, unknown>
+  /**
+   * `request` is the canonical request that was sent and `profile` the model's, for what the
+   * encoder had to rewrite (tool names, a JSON answer carried by a tool).
+   */
+  decodeResponse(
+    body: unknown,
+    generateId: () => string,
+    request: ChatRequest,
+    profile: ModelProfile,
+  ): ChatResponse
+  streamDecoder(
+    generateId: () => string,
+    request: ChatRequest,
+    profile: ModelProfile,
+  ): StreamDecoder
 }
 
 /** What a translated answer to a client carries besides the canonical response. */
@@ -53,20 +73,33 @@ export type ClientCodec = {
 export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   openai: {
     operation: () => 'chat-completions',
-    encodeRequest: encodeOpenAIRequest,
+    encodeRequest: (request, target) => encodeOpenAIRequest(request, target),
     decodeResponse: (body) => decodeOpenAIResponse(body),
     streamDecoder: (generateId) => createOpenAIStreamDecoder({ generateId }),
   },
   anthropic: {
     operation: () => 'messages',
-    encodeRequest: (request) =>
-      encodeAnthropicRequest(request, { defaultMaxTokens: defaultAnthropicMaxTokens }),
-    decodeResponse: (body) => decodeAnthropicResponse(body),
-    streamDecoder: () => createAnthropicStreamDecoder(),
+    encodeRequest: (request, target) =>
+      encodeAnthropicRequest(
+        request,
+        { defaultMaxTokens: target.profile.maxOutputTokens ?? defaultAnthropicMaxTokens },
+        target,
+      ),
+    // A JSON answer carried by the answer tool goes back to the client as text (JSON-01).
+    decodeResponse: (body, _generateId, request, profile) => {
+      const response = decodeAnthropicResponse(body)
+      const tool = anthropicJsonTool(request, profile)
+      return tool === undefined ? response : unwrapJsonToolResponse(response, tool)
+    },
+    streamDecoder: (_generateId, request, profile) => {
+      const decoder = createAnthropicStreamDecoder()
+      const tool = anthropicJsonTool(request, profile)
+      return tool === undefined ? decoder : unwrapJsonToolStream(decoder, tool)
+    },
   },
   gemini: {
     operation: (stream) => (stream ? 'stream-generate-content' : 'generate-content'),
-    encodeRequest: encodeGeminiRequest,
+    encodeRequest: (request, target) => encodeGeminiRequest(request, target),
     // Tool names Gemini would reject were renamed on the way (TOOL-D-03); the client gets its own.
     decodeResponse: (body, generateId, request) =>
       decodeGeminiResponse(body, generateId, renamedGeminiTools(request)),

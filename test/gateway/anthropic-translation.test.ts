@@ -84,7 +84,8 @@ describe('messages client × openai group (translation)', () => {
       { role: 'system', content: 'You are Claude Code.Be concise.' },
       { role: 'user', content: 'List files' },
     ])
-    expect(sent['max_tokens']).toBe(32000)
+    // gpt-4o-mini writes at most 16,384 tokens: Claude Code's 32,000 is capped, and said so.
+    expect(sent['max_tokens']).toBe(16384)
     expect(sent['user']).toBe('user_abc')
     expect(sent['tools']).toEqual([
       {
@@ -337,13 +338,13 @@ describe('messages client × openai group (translation)', () => {
 
 describe('chat-completions client × anthropic group (translation)', () => {
   it('translates text both ways and echoes the call name', async () => {
-    const { gateway: handler, meter } = gateway()
+    const { gateway: handler, meter, events } = gateway()
     upstreams.anthropic = {
       kind: 'json',
       body: anthropicMessage([{ type: 'text', text: 'Bonjour' }]),
     }
     const completion = await openAIClient(handler).chat.completions.create({
-      model: 'claude-sonnet',
+      model: 'sonnet',
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Hello' },
@@ -354,7 +355,7 @@ describe('chat-completions client × anthropic group (translation)', () => {
       message: { role: 'assistant', content: 'Bonjour' },
       finish_reason: 'stop',
     })
-    expect(completion.model).toBe('claude-sonnet')
+    expect(completion.model).toBe('sonnet')
     expect(completion.usage).toMatchObject({
       prompt_tokens: 35,
       completion_tokens: 12,
@@ -365,10 +366,20 @@ describe('chat-completions client × anthropic group (translation)', () => {
     expect(sent).toMatchObject({
       system: [{ type: 'text', text: 'Be brief.' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
-      max_tokens: 4096,
+      // No limit from the client: the model's own maximum (Claude Sonnet 4.5: 64,000).
+      max_tokens: 64000,
       temperature: 1,
     })
     expect(meter.records().at(-1)?.usage?.totalTokens).toBe(47)
+    expect(events.at(-1)?.adjustments).toEqual([
+      {
+        field: 'temperature',
+        change: 'clamped',
+        from: 1.6,
+        to: 1,
+        reason: 'claude-sonnet-4-5 takes temperatures up to 1',
+      },
+    ])
   })
 
   it('streams to the openai SDK with the usage chunk it asked for', async () => {

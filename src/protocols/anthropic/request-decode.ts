@@ -87,13 +87,31 @@ export function decodeAnthropicRequest(body: AnthropicMessagesRequest): ChatRequ
   if (body.stop_sequences !== undefined && body.stop_sequences.length > 0)
     request.stopSequences = body.stop_sequences
   if (typeof body.metadata?.user_id === 'string') request.user = body.metadata.user_id
+  const effort = outputEffort(body['output_config'])
   if (body.thinking !== undefined) {
     if (body.thinking.type === 'disabled') request.reasoning = { effort: 'none' }
     else if (body.thinking.type === 'enabled')
       request.reasoning = { enabled: true, budgetTokens: body.thinking.budget_tokens }
-    else request.reasoning = { enabled: true, effort: adaptiveEffort(body['output_config']) }
+    else request.reasoning = { enabled: true, ...(effort === undefined ? {} : { effort }) }
+  } else if (effort !== undefined) {
+    request.reasoning = { effort }
   }
+  const format = outputFormat(body)
+  if (format !== undefined) request.responseFormat = format
   return request
+}
+
+/**
+ * `output_config.format` (or the beta's `output_format`) → a JSON answer with its schema
+ * (JSON-03): `@ai-sdk/anthropic` and the SDK's `messages.parse` send it for Claude model names,
+ * whichever group serves them.
+ */
+function outputFormat(body: AnthropicMessagesRequest): ChatRequest['responseFormat'] {
+  const config = body['output_config']
+  const format = isJsonObject(config) ? config['format'] : body['output_format']
+  if (!isJsonObject(format) || format['type'] !== 'json_schema' || !isJsonObject(format['schema']))
+    return undefined
+  return { type: 'json', schema: format['schema'] }
 }
 
 function systemParts(system: AnthropicMessagesRequest['system']): TextPart[] {
@@ -228,7 +246,8 @@ function decodeToolResult(block: Block, toolNames: Map<string, string>): ToolRes
   }
 }
 
-function adaptiveEffort(outputConfig: unknown): NonNullable<ChatRequest['reasoning']>['effort'] {
+/** `output_config.effort`, when it is one Anthropic defines. */
+function outputEffort(outputConfig: unknown): NonNullable<ChatRequest['reasoning']>['effort'] {
   const effort = isJsonObject(outputConfig) ? outputConfig['effort'] : undefined
   return effort === 'low' ||
     effort === 'medium' ||
@@ -236,5 +255,5 @@ function adaptiveEffort(outputConfig: unknown): NonNullable<ChatRequest['reasoni
     effort === 'xhigh' ||
     effort === 'max'
     ? effort
-    : 'medium'
+    : undefined
 }

@@ -1,36 +1,32 @@
-import type {
-  AssistantMessage,
-  ChatRequest,
-  FilePart,
-  ImagePart,
-  Message,
-  TextPart,
-  ToolResultPart,
-} from '../../canonical/types'
-import { isJsonObject, parseJson } from '../../internal/json'
-import { anthropicToolId } from './tool-id'
-
-type Block = Record<string, unknown>
-type Turn = { role: 'user' | 'assistant'; content: Block[] }
+import type { ChatRequest } from '../../canonical/types'
+import {
+  cappedOutputLimit,
+  cappedTemperature,
+  checkModelInput,
+  dropped,
+} from '../../models/fit-request'
+import { lenientTarget, type ModelTarget } from '../../models/model-target'
+import {
+  encodeTurn,
+  textBlock,
+  trimTrailingAssistant,
+  type Block,
+  type Turn,
+} from './request-turns'
+import { anthropicStructuredOutput, type AnthropicStructuredOutput } from './structured-output'
+import { encodeAnthropicThinking, type AnthropicThinking } from './thinking-fields'
 
 /** Policies for requests going to Anthropic, documented in the README. */
 export type AnthropicEncodeOptions = {
-  /** `max_tokens` when the client set none: Anthropic requires one (GEN-01). */
+  /**
+   * `max_tokens` when the client set none (Anthropic requires one: GEN-01): the model's own
+   * maximum where it is known, capped at it in any case.
+   */
   defaultMaxTokens: number
 }
 
-/** Thinking budgets for OpenAI's reasoning efforts (RSN-01; Anthropic's minimum is 1024). */
-const budgetByEffort = {
-  minimal: 1024,
-  low: 1024,
-  medium: 2048,
-  high: 4096,
-  xhigh: 8192,
-  max: 16384,
-} as const
-
 /**
- * Canonical form → a messages request body.
+ * Canonical form → a messages request body, fitted to the target model's profile.
  *
  * - All system text, wherever it stood, goes to the top-level `system` blocks in order (SYS-01,
  *   SYS-02: hoisted); empty text is dropped everywhere (SYS-08, CNT-03).
@@ -39,15 +35,28 @@ const budgetByEffort = {
  *   other reasoning is dropped, never sent unsigned or with a forged signature (TOOL-H-10).
  * - Tool ids are made Anthropic-safe, identically on calls and results (TOOL-H-03); arguments
  *   that are not a JSON object become `{}` (TOOL-H-01).
- * - `temperature` is clamped to 0–1 (GEN-02); with thinking on, sampling parameters are dropped.
- * - A reasoning effort becomes a thinking budget, and `max_tokens` grows by it (GEN-01, RSN-01).
+ * - Thinking is asked for as the model takes it (`encodeAnthropicThinking`), `max_tokens` is
+ *   capped at the model's maximum. While thinking is on, sampling fields are dropped, and a
+ *   forced tool choice turns thinking off (Anthropic refuses the pair).
+ * - A request whose last assistant turn holds a tool call without signed thinking before it — the
+ *   client did not keep the thinking, as OpenAI and Gemini clients cannot — goes with thinking
+ *   off, Anthropic's documented remedy, instead of failing with 400 (TOOL-H-10).
+ * - `temperature` is clamped to the model's range (0–1, GEN-02); models that refuse sampling get
+ *   none; where `temperature` and `top_p` exclude each other, `top_p` is dropped.
+ * - A JSON answer goes as `output_config.format`, a forced tool or an instruction
+ *   (`anthropicStructuredOutput`).
+ *
+ * Every change made for the model is noted on `target.adjustments`.
  *
  * @see https://docs.anthropic.com/en/api/messages
  */
 export function encodeAnthropicRequest(
   request: ChatRequest,
   options: AnthropicEncodeOptions,
+  target: ModelTarget = lenientTarget(),
 ): Record<string, unknown> {
+  const { profile } = target
+  checkModelInput(request, target)
   const system: Block[] = []
   const turns: Turn[] = []
   for (const message of request.messages) {
@@ -69,157 +78,157 @@ export function encodeAnthropicRequest(
     }
   }
   trimTrailingAssistant(turns)
+  const structured = anthropicStructuredOutput(request, profile)
+  if (structured?.kind === 'instruction') system.push({ type: 'text', text: structured.text })
   const body: Record<string, unknown> = { model: request.model, messages: turns }
   if (system.length > 0) body['system'] = system
-  let maxTokens = request.maxOutputTokens ?? options.defaultMaxTokens
-  const thinking = thinkingFor(request.reasoning)
-  if (thinking !== undefined) {
-    body['thinking'] = thinking
-    if (thinking.type === 'enabled') maxTokens += thinking.budget_tokens
+  const limit =
+    cappedOutputLimit(request.maxOutputTokens, target, 'max_tokens') ??
+    Math.min(options.defaultMaxTokens, profile.maxOutputTokens ?? Infinity)
+  const thinking = encodeAnthropicThinking(request.reasoning, target, limit)
+  const tools = encodeTools(request, structured)
+  const choice = tools.length > 0 ? encodeToolChoice(request, structured, target) : undefined
+  const fitted = { ...thinking }
+  const forced = choice?.['type'] === 'any' || choice?.['type'] === 'tool'
+  if (forced)
+    turnThinkingOff(fitted, target, 'Anthropic refuses thinking with a forced tool choice')
+  if (lastToolTurnLacksThinking(turns)) {
+    turnThinkingOff(
+      fitted,
+      target,
+      'the last assistant turn has a tool call without the signed thinking that preceded it',
+    )
   }
-  body['max_tokens'] = maxTokens
-  const thinkingOn = thinking?.type === 'enabled'
-  if (!thinkingOn) {
-    if (request.temperature !== undefined)
-      body['temperature'] = Math.min(Math.max(request.temperature, 0), 1)
-    if (request.topP !== undefined) body['top_p'] = request.topP
-    if (request.topK !== undefined) body['top_k'] = request.topK
-  }
+  if (fitted.thinking !== undefined) body['thinking'] = fitted.thinking
+  const outputConfig: Record<string, unknown> = {}
+  if (fitted.effort !== undefined) outputConfig['effort'] = fitted.effort
+  if (structured?.kind === 'format') outputConfig['format'] = structured.format
+  if (Object.keys(outputConfig).length > 0) body['output_config'] = outputConfig
+  body['max_tokens'] = fitted.maxTokens
+  encodeSampling(request, body, target, fitted.mayThink)
   if (request.stopSequences !== undefined) body['stop_sequences'] = request.stopSequences
   if (request.user !== undefined) body['metadata'] = { user_id: request.user }
-  if (request.tools !== undefined && request.tools.length > 0) {
-    body['tools'] = request.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      input_schema: tool.inputSchema,
-    }))
-    const choice = request.toolChoice
-    const mapped: Block | undefined =
-      choice === undefined
-        ? undefined
-        : choice.type === 'tool'
-          ? { type: 'tool', name: choice.name }
-          : { type: choice.type === 'required' ? 'any' : choice.type }
-    if (request.parallelToolCalls === false)
-      body['tool_choice'] = { ...(mapped ?? { type: 'auto' }), disable_parallel_tool_use: true }
-    else if (mapped !== undefined) body['tool_choice'] = mapped
-  }
+  if (tools.length > 0) body['tools'] = tools
+  if (choice !== undefined) body['tool_choice'] = choice
   if (request.stream) body['stream'] = true
   return body
 }
 
-function encodeTurn(message: Exclude<Message, { role: 'system' }>): Turn {
-  switch (message.role) {
-    case 'user':
-      return { role: 'user', content: message.content.flatMap(userBlock) }
-    case 'tool':
-      return { role: 'user', content: message.content.map(toolResultBlock) }
-    case 'assistant':
-      return { role: 'assistant', content: assistantBlocks(message) }
-    default: {
-      const unknown: never = message
-      throw new Error(`Unknown message ${JSON.stringify(unknown)}`)
-    }
+/**
+ * Sends the request with thinking off, where the model allows it: the remedy for a forced tool
+ * choice, and for a tool turn whose thinking the client did not keep.
+ */
+function turnThinkingOff(thinking: AnthropicThinking, target: ModelTarget, reason: string): void {
+  if (!thinking.mayThink) return
+  if (!thinking.canDisable) {
+    target.adjustments.push({
+      field: 'thinking',
+      change: 'set',
+      to: thinking.thinking ?? 'default',
+      reason: `${reason}, yet ${target.profile.family} cannot turn thinking off`,
+    })
+    return
   }
+  target.adjustments.push({
+    field: 'thinking',
+    change: 'disabled',
+    from: thinking.thinking ?? 'default',
+    reason,
+  })
+  thinking.thinking = { type: 'disabled' }
+  // Where thinking can be turned off only at effort high or below (Claude Opus 5).
+  if (thinking.effort === 'xhigh' || thinking.effort === 'max') thinking.effort = 'high'
+  thinking.mayThink = false
 }
 
-function textBlock(part: TextPart): Block {
-  return {
-    type: 'text',
-    text: part.text,
-    ...(part.cacheControl === undefined ? {} : { cache_control: part.cacheControl }),
-  }
+function encodeTools(
+  request: ChatRequest,
+  structured: AnthropicStructuredOutput | undefined,
+): Block[] {
+  const tools: Block[] = (request.tools ?? []).map((tool) => ({
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    input_schema: tool.inputSchema,
+  }))
+  if (structured?.kind === 'tool') tools.push(structured.tool)
+  return tools
 }
 
-function userBlock(part: TextPart | ImagePart | FilePart): Block[] {
-  if (part.type === 'text') return part.text === '' ? [] : [textBlock(part)]
-  if (part.type === 'image') return [imageBlock(part)]
-  const source =
-    part.source.kind === 'base64'
-      ? { type: 'base64', media_type: part.mediaType, data: part.source.data }
-      : part.source.kind === 'url'
-        ? { type: 'url', url: part.source.url }
-        : { type: 'text', media_type: 'text/plain', data: part.source.text }
-  return [
-    { type: 'document', source, ...(part.filename === undefined ? {} : { title: part.filename }) },
+/**
+ * The tool choice: the client's (TC-01–TC-04), or, for a JSON answer carried by a tool with no
+ * other tools, that tool forced. A model that refuses forced tool use gets `auto`.
+ */
+function encodeToolChoice(
+  request: ChatRequest,
+  structured: AnthropicStructuredOutput | undefined,
+  target: ModelTarget,
+): Block | undefined {
+  const choice = request.toolChoice
+  let mapped: Block | undefined =
+    structured?.kind === 'tool' && (request.tools ?? []).length === 0
+      ? { type: 'tool', name: structured.name }
+      : choice === undefined
+        ? undefined
+        : choice.type === 'tool'
+          ? { type: 'tool', name: choice.name }
+          : { type: choice.type === 'required' ? 'any' : choice.type }
+  const forced = mapped?.['type'] === 'any' || mapped?.['type'] === 'tool'
+  if (forced && !target.profile.forcedToolChoice) {
+    target.adjustments.push({
+      field: 'tool_choice',
+      change: 'mapped',
+      from: mapped,
+      to: { type: 'auto' },
+      reason: `${target.profile.family} refuses a tool choice that forces a tool`,
+    })
+    mapped = { type: 'auto' }
+  }
+  const single = request.parallelToolCalls === false || structured?.kind === 'tool'
+  return single ? { ...(mapped ?? { type: 'auto' }), disable_parallel_tool_use: true } : mapped
+}
+
+/**
+ * Sampling fields as the model takes them (GEN-02, GEN-03): none while it may think (Anthropic
+ * refuses them with thinking) or when it refuses them outright; `temperature` within its range;
+ * not both `temperature` and `top_p` where they exclude each other (`top_p` is dropped).
+ */
+function encodeSampling(
+  request: ChatRequest,
+  body: Record<string, unknown>,
+  target: ModelTarget,
+  mayThink: boolean,
+): void {
+  const { profile } = target
+  const refused = profile.sampling === 'none' || mayThink
+  const reason =
+    profile.sampling === 'none'
+      ? `${profile.family} refuses sampling fields`
+      : 'Anthropic refuses sampling fields while thinking is on'
+  const fields: Array<[string, number | undefined]> = [
+    ['temperature', request.temperature],
+    ['top_p', request.topP],
+    ['top_k', request.topK],
   ]
-}
-
-function imageBlock(part: ImagePart): Block {
-  return {
-    type: 'image',
-    source:
-      part.source.kind === 'base64'
-        ? { type: 'base64', media_type: part.source.mediaType, data: part.source.data }
-        : { type: 'url', url: part.source.url },
+  for (const [field, value] of fields) {
+    if (value === undefined) continue
+    if (refused) dropped(target, field, value, reason)
+    else if (field === 'top_p' && profile.temperatureOrTopP && request.temperature !== undefined)
+      dropped(target, field, value, `${profile.family} takes temperature or top_p, not both`)
+    else
+      body[field] =
+        field === 'temperature' ? cappedTemperature(value, target, { wireMaximum: 1 }) : value
   }
 }
 
-function toolResultBlock(result: ToolResultPart): Block {
-  const content = result.content.flatMap((part) =>
-    part.type === 'text'
-      ? part.text === ''
-        ? []
-        : [{ type: 'text', text: part.text }]
-      : [imageBlock(part)],
-  )
-  return {
-    type: 'tool_result',
-    tool_use_id: anthropicToolId(result.toolCallId),
-    content,
-    ...(result.isError === true ? { is_error: true } : {}),
-  }
-}
-
-function assistantBlocks(message: AssistantMessage): Block[] {
-  const thinking: Block[] = []
-  const rest: Block[] = []
-  for (const part of message.content) {
-    if (part.type === 'reasoning') {
-      if (part.redacted?.protocol === 'anthropic')
-        thinking.push({ type: 'redacted_thinking', data: part.redacted.value })
-      else if (part.signature?.protocol === 'anthropic')
-        thinking.push({ type: 'thinking', thinking: part.text, signature: part.signature.value })
-    } else if (part.type === 'text') {
-      if (part.text !== '') rest.push(textBlock(part))
-    } else {
-      rest.push({
-        type: 'tool_use',
-        id: anthropicToolId(part.id),
-        name: part.name,
-        input: toolInput(part.arguments),
-      })
-    }
-  }
-  // Thinking leads the turn, as Anthropic requires (TOOL-H-10).
-  return [...thinking, ...rest]
-}
-
-function toolInput(text: string): Record<string, unknown> {
-  if (text.trim() === '') return {}
-  const parsed = parseJson(text)
-  return parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
-}
-
-/** Anthropic rejects trailing whitespace in a final assistant (prefill) text (ROLE-04). */
-function trimTrailingAssistant(turns: Turn[]): void {
-  const last = turns.at(-1)
-  if (last?.role !== 'assistant') return
-  const block = last.content.at(-1)
-  if (block?.['type'] === 'text' && typeof block['text'] === 'string')
-    block['text'] = block['text'].trimEnd()
-}
-
-function thinkingFor(
-  reasoning: ChatRequest['reasoning'],
-): { type: 'enabled'; budget_tokens: number } | { type: 'disabled' } | undefined {
-  if (reasoning === undefined) return undefined
-  if (reasoning.effort === 'none') return { type: 'disabled' }
-  if (reasoning.budgetTokens !== undefined)
-    return { type: 'enabled', budget_tokens: Math.max(1024, reasoning.budgetTokens) }
-  if (reasoning.effort !== undefined)
-    return { type: 'enabled', budget_tokens: budgetByEffort[reasoning.effort] }
-  return reasoning.enabled === true
-    ? { type: 'enabled', budget_tokens: budgetByEffort.medium }
-    : undefined
+/**
+ * True when the last assistant turn holds a `tool_use` but does not start with signed thinking:
+ * while thinking is on, Anthropic refuses that turn ("a final `assistant` message must start with
+ * a thinking block").
+ */
+function lastToolTurnLacksThinking(turns: Turn[]): boolean {
+  const last = turns.findLast((turn) => turn.role === 'assistant')
+  if (last === undefined || !last.content.some((block) => block['type'] === 'tool_use'))
+    return false
+  const first = last.content[0]?.['type']
+  return first !== 'thinking' && first !== 'redacted_thinking'
 }

@@ -1,25 +1,14 @@
 import type { ChatRequest } from '../../canonical/types'
 import { GatewayError } from '../../errors'
 import { isJsonObject } from '../../internal/json'
+import { cappedOutputLimit, cappedTemperature, dropped } from '../../models/fit-request'
+import { lenientTarget, type ModelTarget } from '../../models/model-target'
 import { openApiToJsonSchema } from './openapi-schema'
 import type { GeminiGenerateContentRequest } from './request-schema'
 import { toGeminiJsonSchema } from './schema-sanitize'
+import { geminiThinkingConfig } from './thinking-config'
 
 type GenerationConfig = NonNullable<GeminiGenerateContentRequest['generationConfig']>
-
-/**
- * Thinking budgets for reasoning efforts (RSN-03, pinned). Model-specific ranges (2.5 Pro cannot
- * go below 128 nor turn thinking off; Flash stops at 24576) are the upstream's to enforce: the
- * codec does not know the model family. Gemini 3 still takes `thinkingBudget` for compatibility.
- */
-const budgetByEffort = {
-  minimal: 512,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-  xhigh: 24576,
-  max: 24576,
-} as const
 
 /**
  * Copies a `generationConfig` onto a canonical request (GEN-01..06, JSON-05, RSN-04).
@@ -64,35 +53,59 @@ export function applyGeminiGenerationConfig(request: ChatRequest, config: Genera
 }
 
 /**
- * The `generationConfig` of a canonical request: limits and sampling (GEN-01..05), JSON output as
- * the mime type plus a sanitised `responseJsonSchema` (JSON-04), reasoning as `thinkingConfig`
- * (RSN-03). Empty when nothing is set.
+ * The `generationConfig` of a canonical request, fitted to the target model: limits capped at its
+ * maximum and sampling (GEN-01..05; dropped where the model ignores it), JSON output as the mime
+ * type plus a sanitised `responseJsonSchema` (JSON-04), reasoning as `thinkingConfig` in the
+ * model's own form (`geminiThinkingConfig`, RSN-03). Empty when nothing is set.
  *
  * @see https://ai.google.dev/api/generate-content#generationconfig
  */
-export function geminiGenerationConfig(request: ChatRequest): Record<string, unknown> {
+export function geminiGenerationConfig(
+  request: ChatRequest,
+  target: ModelTarget = lenientTarget(),
+): Record<string, unknown> {
+  const { profile } = target
   const config: Record<string, unknown> = {}
-  if (request.maxOutputTokens !== undefined) config['maxOutputTokens'] = request.maxOutputTokens
-  if (request.temperature !== undefined) config['temperature'] = request.temperature
-  if (request.topP !== undefined) config['topP'] = request.topP
-  if (request.topK !== undefined) config['topK'] = request.topK
+  const limit = cappedOutputLimit(
+    request.maxOutputTokens,
+    target,
+    'generationConfig.maxOutputTokens',
+  )
+  if (limit !== undefined) config['maxOutputTokens'] = limit
+  const sampling: Array<[string, number | undefined]> = [
+    ['temperature', request.temperature],
+    ['topP', request.topP],
+    ['topK', request.topK],
+  ]
+  for (const [name, value] of sampling) {
+    if (value === undefined) continue
+    if (profile.sampling === 'none')
+      dropped(target, `generationConfig.${name}`, value, `${profile.family} ignores ${name}`)
+    else
+      config[name] =
+        name === 'temperature'
+          ? cappedTemperature(value, target, { field: 'generationConfig.temperature' })
+          : value
+  }
   if (request.stopSequences !== undefined && request.stopSequences.length > 0)
     config['stopSequences'] = request.stopSequences
   if (request.seed !== undefined) config['seed'] = request.seed
   if (request.responseFormat?.type === 'json') {
     config['responseMimeType'] = 'application/json'
-    if (request.responseFormat.schema !== undefined)
-      config['responseJsonSchema'] = toGeminiJsonSchema(request.responseFormat.schema)
+    const schema = request.responseFormat.schema
+    if (schema !== undefined && profile.structuredOutput === 'schema')
+      config['responseJsonSchema'] = toGeminiJsonSchema(schema)
   }
-  const thinking = thinkingConfig(request.reasoning)
+  const thinking = geminiThinkingConfig(request.reasoning, target)
   if (thinking !== undefined) config['thinkingConfig'] = thinking
   return config
 }
 
 /**
  * `thinkingConfig` → canonical reasoning (RSN-04): budget 0 turns thinking off, -1 (dynamic) is
- * thinking at the upstream's default, a positive budget is kept; `thinkingLevel` is an effort.
- * `includeThoughts` alone asks to see thoughts, so thinking is turned on (pinned).
+ * thinking at the model's choosing, a positive budget is kept; `thinkingLevel` is an effort.
+ * `includeThoughts` alone asks to *see* thoughts, not to pay for them (Gemini CLI sends it on
+ * every request), so it turns nothing on.
  */
 function decodeThinking(config: GenerationConfig['thinkingConfig']): ChatRequest['reasoning'] {
   if (config === undefined || config === null) return undefined
@@ -103,17 +116,5 @@ function decodeThinking(config: GenerationConfig['thinkingConfig']): ChatRequest
   const level = config.thinkingLevel?.toLowerCase()
   if (level === 'minimal' || level === 'low' || level === 'medium' || level === 'high')
     return { enabled: true, effort: level }
-  return config.includeThoughts === true ? { enabled: true } : undefined
-}
-
-/** Reasoning → `thinkingConfig` (RSN-03): thoughts are asked for whenever thinking is on. */
-function thinkingConfig(reasoning: ChatRequest['reasoning']): Record<string, unknown> | undefined {
-  if (reasoning === undefined) return undefined
-  if (reasoning.effort === 'none') return { thinkingBudget: 0 }
-  if (reasoning.budgetTokens !== undefined)
-    return { thinkingBudget: reasoning.budgetTokens, includeThoughts: true }
-  if (reasoning.effort !== undefined)
-    return { thinkingBudget: budgetByEffort[reasoning.effort], includeThoughts: true }
-  // -1 is Gemini's dynamic budget: thinking on, the model decides how much.
-  return reasoning.enabled === true ? { thinkingBudget: -1, includeThoughts: true } : undefined
+  return undefined
 }

@@ -9,7 +9,11 @@ import type {
 } from '../../canonical/types'
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
+import { jsonInstruction } from '../../canonical/json-instruction'
+import { checkModelInput } from '../../models/fit-request'
+import { lenientTarget, type ModelTarget } from '../../models/model-target'
 import { geminiGenerationConfig } from './generation-config'
+import { SKIP_THOUGHT_SIGNATURE } from './part-signature'
 import { mediaTypeFromUrl } from './media-type'
 import { decodeGeminiToolCallId } from './tool-call-id'
 import { geminiToolName } from './tool-name'
@@ -27,14 +31,6 @@ type Turn = {
 }
 
 /**
- * Google's documented value for a function call whose thought signature was lost: Gemini 3 skips
- * the signature check for it (TOOL-H-09).
- *
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
- */
-export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
-
-/**
  * Canonical form → a generateContent body (the model and stream flag go in the URL).
  *
  * - All system text goes to `systemInstruction.parts`, one part per text, in order (SYS-05).
@@ -47,6 +43,8 @@ export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
  * - A function call gets back its thought signature, from the part or from inside its id; a model
  *   turn whose first call has none gets Google's skip sentinel on that call (TOOL-H-09).
  * - Reasoning is not sent, except Gemini's own signed thoughts.
+ * - Limits, sampling, JSON output and thinking are fitted to the target model
+ *   (`geminiGenerationConfig`); every change is noted on `target.adjustments`.
  * - A conversation ending on a model turn (a prefill) loses that turn: Gemini requires the last
  *   turn to be the user's (ROLE-03, pinned: drop).
  * - Tools go in one `functionDeclarations` entry (TOOL-D-01) with names and schemas made
@@ -54,7 +52,11 @@ export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
  *
  * @see https://ai.google.dev/api/generate-content#request-body
  */
-export function encodeGeminiRequest(request: ChatRequest): Record<string, unknown> {
+export function encodeGeminiRequest(
+  request: ChatRequest,
+  target: ModelTarget = lenientTarget(),
+): Record<string, unknown> {
+  checkModelInput(request, target)
   const system: Part[] = []
   const turns: Turn[] = []
   for (const message of request.messages) {
@@ -92,7 +94,17 @@ export function encodeGeminiRequest(request: ChatRequest): Record<string, unknow
     if (request.toolChoice !== undefined)
       body['toolConfig'] = { functionCallingConfig: encodeGeminiToolChoice(request.toolChoice) }
   }
-  const generationConfig = geminiGenerationConfig(request)
+  const format = request.responseFormat
+  if (
+    format?.type === 'json' &&
+    format.schema !== undefined &&
+    target.profile.structuredOutput !== 'schema'
+  ) {
+    // A model that gives JSON but no schema-constrained output gets the schema as an instruction.
+    system.push({ text: jsonInstruction(format) })
+    body['systemInstruction'] = { parts: system }
+  }
+  const generationConfig = geminiGenerationConfig(request, target)
   if (Object.keys(generationConfig).length > 0) body['generationConfig'] = generationConfig
   return body
 }

@@ -1,4 +1,5 @@
 import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
+import { packCarriedThinking } from './carried-thinking'
 import { partSignature, signedByGemini } from './part-signature'
 import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import { canonicalUsageToGemini, geminiUsageToCanonical } from './canonical-usage'
@@ -88,9 +89,10 @@ export function decodeGeminiResponse(
 /**
  * A canonical response → a `GenerateContentResponse` (RESP-G-01): thought parts first, then
  * text, then function calls, each call with its Gemini thought signature when it has one, and
- * the call's own id so that a client echoing it back keeps the upstream's id. Anthropic's
- * redacted thinking has no Gemini form and is dropped (RR-03); a refusal explanation has no
- * field (RR-04).
+ * the call's own id so that a client echoing it back keeps the upstream's id. Anthropic thinking
+ * (text and signature, or redacted data) before a call travels in that call's
+ * `thoughtSignature`, which Gemini clients echo (`packCarriedThinking`); its text is also shown
+ * as a thought part. A refusal explanation has no field (RR-04).
  *
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
@@ -101,16 +103,21 @@ export function encodeGeminiResponse(
   const thoughts: Record<string, unknown>[] = []
   const text: Record<string, unknown>[] = []
   const calls: Record<string, unknown>[] = []
+  let carried: ReasoningPart[] = []
   for (const part of response.content) {
     if (part.type === 'reasoning') {
       const thought = thoughtPart(part)
       if (thought !== undefined) thoughts.push(thought)
+      carried.push(part)
     } else if (part.type === 'text') {
       if (part.text !== '') text.push({ text: part.text })
     } else {
       const decoded = decodeGeminiToolCallId(part.id)
+      // Anthropic thinking before this call rides in its signature (`packCarriedThinking`).
       const signature =
-        part.signature?.protocol === 'gemini' ? part.signature.value : decoded.signature
+        (part.signature?.protocol === 'gemini' ? part.signature.value : decoded.signature) ??
+        packCarriedThinking(carried)
+      carried = []
       const parsed = parseJson(part.arguments)
       calls.push({
         functionCall: {

@@ -1,9 +1,10 @@
 import type { StreamEncoder } from '../../canonical/stream-codec'
-import type { Signed, Usage } from '../../canonical/types'
+import type { ReasoningPart, Signed, Usage } from '../../canonical/types'
 import { emptyUsage, mergeUsage } from '../../canonical/usage'
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { canonicalUsageToGemini, type GeminiUsageMetadata } from './canonical-usage'
+import { packCarriedThinking } from './carried-thinking'
 import { geminiStreamErrorFrame } from './errors'
 import { canonicalFinishToGemini } from './finish-reason'
 import { decodeGeminiToolCallId } from './tool-call-id'
@@ -57,7 +58,9 @@ type PendingCall = { id: string; name: string; signature: string | undefined; ar
  *   buffered, and `tool-call-end` writes one `{functionCall: {name, args, id}}` part, `args` the
  *   parsed object (`{}` when the arguments are empty or not a JSON object, pinned). The part's
  *   `thoughtSignature` is the Gemini signature of `tool-call-start`, or the one folded into the
- *   id by `encodeGeminiToolCallId` (TOOL-H-09), and `id` is the id without it.
+ *   id by `encodeGeminiToolCallId` (TOOL-H-09), and `id` is the id without it. Anthropic
+ *   thinking streamed before the call (its text and `signature_delta`, or redacted data) rides in
+ *   that signature instead (`packCarriedThinking`), so a Gemini client brings it back.
  * - `finish` writes the last event: `finishReason` and `usageMetadata`, with parts
  *   `[{text: ""}]` as Gemini's own last event has, because the SDK's chat history rejects an
  *   event with no parts (STR-OG-03). A refusal explanation has no Gemini field (RR-04).
@@ -78,6 +81,15 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
   let usage: Usage = emptyUsage()
   /** Canonical block index → the call whose arguments are being buffered. */
   const pending = new Map<number, PendingCall>()
+  /** The text of the reasoning block being read, kept in case Anthropic signs it. */
+  let reasoningText = ''
+  /** Anthropic thinking not yet carried to a client in a call's signature. */
+  let carried: ReasoningPart[] = []
+  const callPart = (call: PendingCall): GeminiPart => {
+    const part = functionCallPart(call, packCarriedThinking(carried))
+    carried = []
+    return part
+  }
 
   const frame = (
     parts: GeminiPart[],
@@ -107,14 +119,22 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
           return []
         case 'text-start':
         case 'text-end':
+          return []
         case 'reasoning-start':
+          reasoningText = ''
+          if (event.redacted !== undefined)
+            carried.push({ type: 'reasoning', text: '', redacted: event.redacted })
           return []
         case 'text-delta':
           return event.delta === '' ? [] : [frame([{ text: event.delta }])]
         case 'reasoning-delta':
+          reasoningText += event.delta
           if (!includeThoughts || event.delta === '') return []
           return [frame([{ text: event.delta, thought: true }])]
         case 'reasoning-end': {
+          if (event.signature?.protocol === 'anthropic')
+            carried.push({ type: 'reasoning', text: reasoningText, signature: event.signature })
+          reasoningText = ''
           const signature = geminiSignature(event.signature)
           if (!includeThoughts || signature === undefined) return []
           return [frame([{ text: '', thoughtSignature: signature }])]
@@ -136,7 +156,7 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
           const call = pending.get(event.index)
           if (call === undefined) return []
           pending.delete(event.index)
-          return [frame([functionCallPart(call)])]
+          return [frame([callPart(call)])]
         }
         case 'usage':
           usage = mergeUsage(usage, event.usage)
@@ -144,7 +164,7 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
         case 'finish': {
           done = true
           // Calls never ended are still whole calls to the client: they go in the last event.
-          const calls = [...pending.values()].map(functionCallPart)
+          const calls = [...pending.values()].map(callPart)
           pending.clear()
           return [
             frame(calls.length > 0 ? calls : [{ text: '' }], {
@@ -181,9 +201,9 @@ function geminiSignature(signed: Signed | undefined): string | undefined {
   return signed?.protocol === 'gemini' && signed.value !== '' ? signed.value : undefined
 }
 
-function functionCallPart(call: PendingCall): GeminiPart {
+function functionCallPart(call: PendingCall, carried: string | undefined): GeminiPart {
   const folded = decodeGeminiToolCallId(call.id)
-  const signature = call.signature ?? folded.signature
+  const signature = call.signature ?? folded.signature ?? carried
   const parsed = parseJson(call.args)
   const args = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
   return {

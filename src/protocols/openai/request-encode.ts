@@ -1,4 +1,5 @@
 import { openAIToolCallId } from './tool-call-id'
+import { jsonInstruction } from '../../canonical/json-instruction'
 import type {
   ChatRequest,
   FilePart,
@@ -7,27 +8,48 @@ import type {
   TextPart,
   ToolResultPart,
 } from '../../canonical/types'
+import {
+  cappedOutputLimit,
+  cappedTemperature,
+  checkModelInput,
+  dropped,
+} from '../../models/fit-request'
+import { lenientTarget, type ModelTarget } from '../../models/model-target'
+import { encodeOpenAIReasoning } from './reasoning-fields'
 
 type OpenAIMessage = Record<string, unknown>
 
 /**
- * Canonical form → a chat-completions request body.
+ * Canonical form → a chat-completions request body, fitted to the target model's profile.
  *
  * - System messages become `system` messages, text joined (SYS-03).
  * - Each tool result becomes one `tool` message (multi-part text joined, never split: TOOL-H-05);
  *   `is_error` prefixes `Error: `; images a result carried follow in a user message.
- * - Reasoning from earlier turns is not sent (OpenAI has no field for it; README caveats).
- * - `max_tokens` carries the output limit (the widest-supported field among OpenAI-compatible
- *   servers, GEN-01); `top_k` is dropped (GEN-03); a thinking budget maps to `reasoning_effort`
- *   (≤ 1024 low, ≤ 8192 medium, else high: RSN-02); usage is always asked for on streams (GEN-08).
+ * - Reasoning from earlier turns is sent only to models that need it back (`reasoning_content`,
+ *   DeepSeek and Kimi thinking models: TOOL-H-11); OpenAI has no field for it.
+ * - The output limit goes in the model's field (`max_completion_tokens` for reasoning models,
+ *   else `max_tokens`, GEN-01), capped at its maximum; `top_k` is dropped (GEN-03); usage is
+ *   always asked for on streams (GEN-08).
+ * - Reasoning is asked for only as the model takes it (`encodeOpenAIReasoning`); sampling fields
+ *   are dropped where the model refuses them; a forced tool choice becomes `auto` for models
+ *   that refuse it.
+ * - A JSON answer is `json_schema` where the model constrains output to a schema, else
+ *   `json_object` or an instruction carrying the schema (JSON-02, JSON-04).
+ *
+ * Every change made for the model is noted on `target.adjustments`.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-export function encodeOpenAIRequest(request: ChatRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    model: request.model,
-    messages: request.messages.flatMap(encodeMessage),
-  }
+export function encodeOpenAIRequest(
+  request: ChatRequest,
+  target: ModelTarget = lenientTarget(),
+): Record<string, unknown> {
+  const { profile } = target
+  checkModelInput(request, target)
+  const messages = request.messages.flatMap((message) =>
+    encodeMessage(message, profile.reasoningHistory),
+  )
+  const body: Record<string, unknown> = { model: request.model, messages }
   if (request.tools !== undefined && request.tools.length > 0) {
     body['tools'] = request.tools.map((tool) => ({
       type: 'function',
@@ -41,29 +63,40 @@ export function encodeOpenAIRequest(request: ChatRequest): Record<string, unknow
   }
   if (request.toolChoice !== undefined) {
     const choice = request.toolChoice
-    body['tool_choice'] =
-      choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type
+    const forced = choice.type === 'tool' || choice.type === 'required'
+    if (forced && !profile.forcedToolChoice) {
+      target.adjustments.push({
+        field: 'tool_choice',
+        change: 'mapped',
+        from: choice.type === 'tool' ? choice.name : choice.type,
+        to: 'auto',
+        reason: `${profile.family} refuses a forced tool choice`,
+      })
+      body['tool_choice'] = 'auto'
+    } else {
+      body['tool_choice'] =
+        choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type
+    }
   }
-  if (request.maxOutputTokens !== undefined) body['max_tokens'] = request.maxOutputTokens
-  if (request.temperature !== undefined) body['temperature'] = request.temperature
-  if (request.topP !== undefined) body['top_p'] = request.topP
+  const limit = cappedOutputLimit(request.maxOutputTokens, target, profile.outputLimitField)
+  if (limit !== undefined) body[profile.outputLimitField] = limit
+  const reasoning = encodeOpenAIReasoning(request.reasoning, target)
+  Object.assign(body, reasoning.fields)
+  const samplingRefused =
+    profile.sampling === 'none' || (profile.sampling === 'unless-reasoning' && reasoning.reasons)
+  const samplingReason = `${profile.family} refuses sampling fields${profile.sampling === 'none' ? '' : ' while it reasons'}`
+  if (request.temperature !== undefined) {
+    if (samplingRefused) dropped(target, 'temperature', request.temperature, samplingReason)
+    else body['temperature'] = cappedTemperature(request.temperature, target)
+  }
+  if (request.topP !== undefined) {
+    if (samplingRefused) dropped(target, 'top_p', request.topP, samplingReason)
+    else body['top_p'] = request.topP
+  }
   if (request.stopSequences !== undefined) body['stop'] = request.stopSequences
   if (request.seed !== undefined) body['seed'] = request.seed
   if (request.user !== undefined) body['user'] = request.user
-  const effort = reasoningEffort(request.reasoning)
-  if (effort !== undefined) body['reasoning_effort'] = effort
-  if (request.responseFormat?.type === 'json') {
-    body['response_format'] =
-      request.responseFormat.schema === undefined
-        ? { type: 'json_object' }
-        : {
-            type: 'json_schema',
-            json_schema: {
-              name: request.responseFormat.name ?? 'response',
-              schema: request.responseFormat.schema,
-            },
-          }
-  }
+  if (request.responseFormat?.type === 'json') encodeResponseFormat(request, body, target)
   if (request.stream) {
     body['stream'] = true
     body['stream_options'] = { include_usage: true }
@@ -71,7 +104,58 @@ export function encodeOpenAIRequest(request: ChatRequest): Record<string, unknow
   return body
 }
 
-function encodeMessage(message: Message): OpenAIMessage[] {
+/**
+ * A JSON answer in the form the model takes: `json_schema` (name made OpenAI-safe), else
+ * `json_object` with an instruction that quotes the schema, else the instruction alone. JSON mode
+ * without a schema is refused by OpenAI unless the messages mention JSON, so the instruction is
+ * added whenever they do not.
+ */
+function encodeResponseFormat(
+  request: ChatRequest,
+  body: Record<string, unknown>,
+  target: ModelTarget,
+): void {
+  const format = request.responseFormat
+  if (format?.type !== 'json') return
+  const support = target.profile.structuredOutput
+  const messages = body['messages'] as OpenAIMessage[]
+  if ((support === 'schema' || support === 'tool') && format.schema !== undefined) {
+    body['response_format'] = {
+      type: 'json_schema',
+      json_schema: {
+        name: schemaName(format.name),
+        ...(format.description === undefined ? {} : { description: format.description }),
+        schema: format.schema,
+        ...(format.strict === undefined ? {} : { strict: format.strict }),
+      },
+    }
+    return
+  }
+  if (support !== 'none') body['response_format'] = { type: 'json_object' }
+  const mentionsJson = messages.some(
+    (message) => typeof message['content'] === 'string' && /json/i.test(message['content']),
+  )
+  if (format.schema !== undefined || support === 'none' || !mentionsJson) {
+    messages.unshift({ role: 'system', content: jsonInstruction(format) })
+    if (format.schema !== undefined) {
+      target.adjustments.push({
+        field: 'response_format',
+        change: 'mapped',
+        from: 'json_schema',
+        to: support === 'none' ? 'instruction' : 'json_object',
+        reason: `${target.profile.family} does not constrain output to a schema; the schema goes in a system instruction`,
+      })
+    }
+  }
+}
+
+/** OpenAI's `json_schema.name`: `^[a-zA-Z0-9_-]{1,64}$`. */
+function schemaName(name: string | undefined): string {
+  const safe = (name ?? 'response').replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)
+  return safe === '' ? 'response' : safe
+}
+
+function encodeMessage(message: Message, withReasoning: boolean): OpenAIMessage[] {
   switch (message.role) {
     case 'system':
       return [{ role: 'system', content: message.content.map((part) => part.text).join('') }]
@@ -93,10 +177,14 @@ function encodeMessage(message: Message): OpenAIMessage[] {
             ]
           : [],
       )
+      const reasoning = withReasoning
+        ? message.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('')
+        : ''
       return [
         {
           role: 'assistant',
           content: text === '' && calls.length > 0 ? null : text,
+          ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
         },
       ]
@@ -158,13 +246,4 @@ function encodeImage(part: ImagePart): Record<string, unknown> {
       ? `data:${part.source.mediaType};base64,${part.source.data}`
       : part.source.url
   return { type: 'image_url', image_url: { url } }
-}
-
-function reasoningEffort(reasoning: ChatRequest['reasoning']): string | undefined {
-  if (reasoning === undefined) return undefined
-  if (reasoning.effort !== undefined)
-    return reasoning.effort === 'none' ? undefined : reasoning.effort
-  const budget = reasoning.budgetTokens
-  if (budget === undefined) return reasoning.enabled === true ? 'medium' : undefined
-  return budget <= 1024 ? 'low' : budget <= 8192 ? 'medium' : 'high'
 }

@@ -478,7 +478,7 @@ describe('chat-completions / messages → canonical → generateContent', () => 
     ).toEqual({ thinkingConfig: { thinkingBudget: budget, includeThoughts: true } })
   })
 
-  it('RSN-03: effort none turns thinking off; an Anthropic budget is kept; adaptive is medium', () => {
+  it('RSN-03: effort none turns thinking off; an Anthropic budget is kept; adaptive without an effort is dynamic', () => {
     expect(
       oToG({ model: 'm', messages: [oUser('q')], reasoning_effort: 'none' })['generationConfig'],
     ).toEqual({ thinkingConfig: { thinkingBudget: 0 } })
@@ -497,6 +497,6 @@ describe('chat-completions / messages → canonical → generateContent', () => 
       aToG({ model: 'm', max_tokens: 10, messages: [oUser('q')], thinking: { type: 'adaptive' } })[
         'generationConfig'
       ].thinkingConfig,
-    ).toEqual({ thinkingBudget: 8192, includeThoughts: true })
+    ).toEqual({ thinkingBudget: -1, includeThoughts: true })
   })
 })

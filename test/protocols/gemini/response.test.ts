@@ -6,6 +6,7 @@ import {
 import { decodeOpenAIRequest } from '../../../src/protocols/openai/request-decode'
 import { openAIChatRequestSchema } from '../../../src/protocols/openai/request-schema'
 import { encodeGeminiRequest } from '../../../src/protocols/gemini/request-encode'
+import { unpackCarriedThinking } from '../../../src/protocols/gemini/carried-thinking'
 import { decodeGeminiResponse, encodeGeminiResponse } from '../../../src/protocols/gemini/response'
 import { decodeGeminiToolCallId } from '../../../src/protocols/gemini/tool-call-id'
 import { renamedGeminiTools } from '../../../src/protocols/gemini/tool-name'
@@ -328,7 +329,7 @@ describe('canonical response → generateContent', () => {
     ).toBe(expected)
   })
 
-  it('RR-03: Anthropic thinking becomes a thought without its signature; redacted thinking is dropped', () => {
+  it('RR-03: Anthropic thinking is shown as a thought and carried, signed, in the next call’s thoughtSignature', () => {
     const body = aToG(
       anthropicMessage([
         { type: 'thinking', thinking: 'hmm', signature: 'EqQBCkYI' },
@@ -337,12 +338,15 @@ describe('canonical response → generateContent', () => {
         { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
       ]),
     )
-    expect(body.candidates[0]!.content.parts).toEqual([
-      { text: 'hmm', thought: true },
-      { text: 'A' },
-      { functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } } },
+    const parts = body.candidates[0]!.content.parts as Array<Record<string, unknown>>
+    expect(parts.slice(0, 2)).toEqual([{ text: 'hmm', thought: true }, { text: 'A' }])
+    expect(parts[2]).toMatchObject({ functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } } })
+    expect(unpackCarriedThinking(String(parts[2]!['thoughtSignature']))).toEqual([
+      { type: 'reasoning', text: 'hmm', signature: { protocol: 'anthropic', value: 'EqQBCkYI' } },
+      { type: 'reasoning', text: '', redacted: { protocol: 'anthropic', value: 'xyz' } },
     ])
-    expect(JSON.stringify(body)).not.toContain('EqQBCkYI')
+    // Outside the packed value, no part shows the signature.
+    expect(JSON.stringify(parts.slice(0, 2))).not.toContain('EqQBCkYI')
   })
 
   it('RESP-G-01: G → canonical → G keeps parts, signatures, finish reason and usage', () => {
