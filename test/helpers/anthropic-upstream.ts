@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw'
+import { anthropicModelAnswer, checkAnthropicRequest } from './fakes/anthropic-fake'
 import type { UpstreamBehaviour, UpstreamCallRecord } from './upstream'
-import { answer } from './upstream'
+import { answer, modelAnswer, parseBody } from './upstream'
 
 /** The mocked Anthropic upstream's base URL: the bare host, by the Anthropic SDK's convention. */
 export const anthropicBaseUrl = 'https://anthropic.test'
@@ -9,8 +10,9 @@ export const anthropicBaseUrl = 'https://anthropic.test'
 export const anthropicApiKey = 'sk-ant-upstream-secret-0000000000'
 
 /**
- * msw handlers standing in for Anthropic: `/v1/messages` answers as the test says (JSON, raw SSE
- * frames, errors), `/v1/messages/count_tokens` answers `{input_tokens}`; every call is recorded.
+ * msw handlers standing in for Anthropic: `/v1/messages` enforces Anthropic's rules
+ * (`checkAnthropicRequest`), then answers as the test says (JSON, raw SSE frames, errors, or the
+ * fake model), `/v1/messages/count_tokens` answers `{input_tokens}`; every call is recorded.
  */
 export function anthropicHandlers(state: {
   calls: UpstreamCallRecord[]
@@ -21,7 +23,13 @@ export function anthropicHandlers(state: {
     http.post(`${anthropicBaseUrl}/v1/messages`, async ({ request }) => {
       const body = await request.text()
       state.calls.push({ url: request.url, headers: request.headers, body, signal: request.signal })
-      return answer(state.behaviour(), request.signal)
+      const parsed = parseBody(body)
+      // Anthropic's rules hold whatever the test scripted: a request they refuse gets its 400.
+      const refused = parsed === undefined ? undefined : checkAnthropicRequest(parsed)
+      if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
+      const behaviour = state.behaviour()
+      if (behaviour.kind === 'model') return modelAnswer(anthropicModelAnswer(parsed ?? {}))
+      return answer(behaviour, request.signal)
     }),
     http.post(`${anthropicBaseUrl}/v1/messages/count_tokens`, async ({ request }) => {
       const body = await request.text()

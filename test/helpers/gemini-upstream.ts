@@ -1,6 +1,13 @@
 import { http, HttpResponse } from 'msw'
 import type { GatewayHandler } from '../../src/index'
-import { answer, type UpstreamBehaviour, type UpstreamCallRecord } from './upstream'
+import { checkGeminiRequest, geminiModelAnswer } from './fakes/gemini-fake'
+import {
+  answer,
+  modelAnswer,
+  parseBody,
+  type UpstreamBehaviour,
+  type UpstreamCallRecord,
+} from './upstream'
 
 /** The mocked Gemini upstream's base URL: the bare host, by the genai SDK's convention. */
 export const geminiBaseUrl = 'https://gemini.test'
@@ -10,7 +17,9 @@ export const geminiApiKey = 'gemini-upstream-secret-000000000000'
 
 /**
  * msw handlers standing in for Gemini: `:generateContent`, `:streamGenerateContent?alt=sse` and
- * `:countTokens` under `/v1beta/models/`; every call is recorded.
+ * `:countTokens` under `/v1beta/models/`. Generation enforces Gemini's rules for the model in the
+ * path (`checkGeminiRequest`), then answers as the test says or as the fake model; every call is
+ * recorded.
  */
 export function geminiHandlers(state: {
   calls: UpstreamCallRecord[]
@@ -21,7 +30,19 @@ export function geminiHandlers(state: {
       const body = await request.text()
       state.calls.push({ url: request.url, headers: request.headers, body, signal: request.signal })
       if (request.url.includes(':countTokens')) return HttpResponse.json({ totalTokens: 17 })
-      return answer(state.behaviour(), request.signal)
+      const model = decodeURIComponent(
+        /\/models\/([^:]+):/.exec(new URL(request.url).pathname)?.[1] ?? '',
+      )
+      const parsed = parseBody(body)
+      // Gemini's rules hold whatever the test scripted: a request they refuse gets Google's 400.
+      const refused = parsed === undefined ? undefined : checkGeminiRequest(model, parsed)
+      if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
+      const behaviour = state.behaviour()
+      if (behaviour.kind === 'model')
+        return modelAnswer(
+          geminiModelAnswer(model, parsed ?? {}, request.url.includes(':streamGenerateContent')),
+        )
+      return answer(behaviour, request.signal)
     }),
   ]
 }

@@ -1,5 +1,6 @@
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
+import { checkOpenAIRequest, openAIModelAnswer } from './fakes/openai-fake'
 
 /** The base URL of the mocked OpenAI upstream, as an OpenAI-family base URL (with `/v1`). */
 export const upstreamBaseUrl = 'https://upstream.test/v1'
@@ -23,6 +24,8 @@ export type UpstreamBehaviour =
   | { kind: 'network-error' }
   | { kind: 'hang' }
   | { kind: 'controlled'; stream: ControlledStream }
+  /** The fake model answers, as the vendor would (see `fakes/`): tool calls, text, JSON. */
+  | { kind: 'model' }
 
 /** A stream the test feeds by hand, seeing whether the gateway cancelled it. */
 export type ControlledStream = {
@@ -63,6 +66,11 @@ export function createMockUpstream() {
     http.post(`${upstreamBaseUrl}/chat/completions`, async ({ request }) => {
       const body = await request.text()
       calls.push({ url: request.url, headers: request.headers, body, signal: request.signal })
+      const parsed = parseBody(body)
+      // OpenAI's rules hold whatever the test scripted: a request they refuse gets OpenAI's 400.
+      const refused = parsed === undefined ? undefined : checkOpenAIRequest(parsed)
+      if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
+      if (behaviour.kind === 'model') return modelAnswer(openAIModelAnswer(parsed ?? {}))
       return answer(behaviour, request.signal)
     }),
   )
@@ -115,11 +123,33 @@ export function answer(
       return new HttpResponse(behaviour.stream.body, {
         headers: { 'content-type': 'text/event-stream' },
       })
+    case 'model':
+      throw new Error('The vendor handler answers `model` behaviours itself.')
     default: {
       const unknown: never = behaviour
       throw new Error(`Unknown behaviour ${JSON.stringify(unknown)}`)
     }
   }
+}
+
+/** A JSON body, or `undefined` when the text is not a JSON object. */
+export function parseBody(text: string): Record<string, any> | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, any>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A fake model's answer as an HTTP response: JSON, or an SSE stream of its frames. */
+export function modelAnswer(result: { json: object } | { frames: string[] }): Response {
+  if ('json' in result) return HttpResponse.json(result.json)
+  return new HttpResponse(sseBody({ kind: 'sse', frames: result.frames }), {
+    headers: { 'content-type': 'text/event-stream' },
+  })
 }
 
 function sseBody(

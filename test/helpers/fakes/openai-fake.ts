@@ -1,0 +1,280 @@
+import { openAIRules } from './fake-models'
+import { sampleOf, schemaInInstruction } from './schema-sample'
+import { openAIError, type FakeError } from './vendor-errors'
+
+type Body = Record<string, any>
+
+/**
+ * The rules OpenAI's chat completions enforce that translation can break, with OpenAI's own
+ * messages: reasoning models refuse `max_tokens` and non-default sampling (GPT-5.1 and later take
+ * sampling with effort `none`); `reasoning_effort` is refused by models that do not reason and
+ * limited to each model's values; output limits are capped per model; JSON mode needs the word
+ * "json" in the messages; `json_schema` needs a valid name; tool messages answer earlier calls,
+ * every call is answered, and ids are at most 40 characters.
+ *
+ * @returns the error OpenAI would answer with, or `undefined` for a valid request
+ */
+export function checkOpenAIRequest(body: Body): FakeError | undefined {
+  const model = String(body['model'] ?? '')
+  const rules = openAIRules(model)
+  if (rules?.reasoning === true && body['max_tokens'] !== undefined) {
+    return openAIError(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
+    )
+  }
+  const effort = body['reasoning_effort']
+  if (effort !== undefined && rules !== undefined) {
+    if (rules.efforts === undefined)
+      return openAIError(
+        "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        'reasoning_effort',
+        'unsupported_parameter',
+      )
+    if (!rules.efforts.includes(effort))
+      return openAIError(
+        `Unsupported value: '${effort}' is not supported with the '${model}' model. Supported values are: ${rules.efforts.map((value) => `'${value}'`).join(', ')}.`,
+        'reasoning_effort',
+        'unsupported_value',
+      )
+  }
+  if (rules?.reasoning === true) {
+    const samplingAllowed = rules.samplingWithoutReasoning === true && (effort ?? 'none') === 'none'
+    for (const field of ['temperature', 'top_p'] as const) {
+      if (body[field] !== undefined && body[field] !== 1 && !samplingAllowed)
+        return openAIError(
+          `Unsupported value: '${field}' does not support ${body[field]} with this model. Only the default (1) value is supported.`,
+          field,
+          'unsupported_value',
+        )
+    }
+  }
+  const limit = body['max_completion_tokens'] ?? body['max_tokens']
+  if (rules !== undefined && typeof limit === 'number' && limit > rules.maxOutput) {
+    return openAIError(
+      `max_tokens is too large: ${limit}. This model supports at most ${rules.maxOutput} completion tokens, whereas you provided ${limit}.`,
+      body['max_completion_tokens'] === undefined ? 'max_tokens' : 'max_completion_tokens',
+      'invalid_value',
+    )
+  }
+  if (body['thinking'] !== undefined && rules !== undefined && rules.thinkingToggle !== true)
+    return openAIError('Unrecognized request argument supplied: thinking', null, null)
+  return (
+    checkFormat(body, rules?.jsonModeOnly === true) ??
+    checkMessages(body, /^deepseek-reasoner/.test(model))
+  )
+}
+
+function checkFormat(body: Body, jsonModeOnly: boolean): FakeError | undefined {
+  const format = body['response_format']
+  if (format === undefined) return undefined
+  if (format.type === 'json_object') {
+    if (!JSON.stringify(body['messages']).toLowerCase().includes('json'))
+      return openAIError(
+        "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+        'messages',
+        null,
+      )
+    return undefined
+  }
+  if (format.type === 'json_schema') {
+    if (jsonModeOnly)
+      return openAIError('This response_format type is unavailable now', 'response_format', null)
+    const name = format.json_schema?.name
+    if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+      return openAIError(
+        "Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        'response_format.json_schema.name',
+        'invalid_value',
+      )
+    if (typeof format.json_schema?.schema !== 'object')
+      return openAIError(
+        "Missing required parameter: 'response_format.json_schema.schema'.",
+        'response_format.json_schema.schema',
+        'missing_required_parameter',
+      )
+  }
+  return undefined
+}
+
+function checkMessages(body: Body, needsReasoning: boolean): FakeError | undefined {
+  const messages: Body[] = Array.isArray(body['messages']) ? body['messages'] : []
+  let open: string[] = []
+  for (const [index, message] of messages.entries()) {
+    if (message['role'] === 'tool') {
+      const id = message['tool_call_id']
+      if (!open.includes(id))
+        return openAIError(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `messages.[${index}].role`,
+          null,
+        )
+      open = open.filter((pending) => pending !== id)
+      continue
+    }
+    if (open.length > 0)
+      return openAIError(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`,
+        `messages.[${index}].role`,
+        null,
+      )
+    // DeepSeek's thinking mode needs its reasoning back on tool-call turns (TOOL-H-11).
+    if (
+      needsReasoning &&
+      message['tool_calls'] !== undefined &&
+      message['reasoning_content'] === undefined
+    )
+      return openAIError(
+        `Missing \`reasoning_content\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
+        null,
+        'invalid_request_error',
+      )
+    for (const [callIndex, call] of (message['tool_calls'] ?? []).entries()) {
+      if (String(call.id).length > 40)
+        return openAIError(
+          `Invalid 'messages[${index}].tool_calls[${callIndex}].id': string too long. Expected a string with maximum length 40, but got a string with length ${String(call.id).length} instead.`,
+          `messages[${index}].tool_calls[${callIndex}].id`,
+          'string_above_max_length',
+        )
+      open.push(call.id)
+    }
+  }
+  return undefined
+}
+
+let counter = 0
+
+/** What the fake model decides to answer: a tool call, JSON, or text. */
+type Decision =
+  { kind: 'call'; name: string; args: string } | { kind: 'text'; text: string; reasoning?: string }
+
+function decide(body: Body): Decision {
+  const model = String(body['model'] ?? '')
+  const messages: Body[] = body['messages'] ?? []
+  const last = messages.at(-1)
+  const tools: Body[] = body['tools'] ?? []
+  const choice = body['tool_choice']
+  const reasoning =
+    /^deepseek-reasoner/.test(model) || body['thinking']?.type === 'enabled'
+      ? `Thinking about ${messages.length} messages.`
+      : undefined
+  if (tools.length > 0 && last?.['role'] !== 'tool' && choice !== 'none') {
+    const named = typeof choice === 'object' ? choice?.function?.name : undefined
+    const tool = tools.find((item) => item.function?.name === named) ?? tools[0]!
+    return {
+      kind: 'call',
+      name: tool.function.name,
+      args: JSON.stringify(sampleOf(tool.function.parameters ?? {})),
+    }
+  }
+  const format = body['response_format']
+  if (format?.type === 'json_schema')
+    return { kind: 'text', text: JSON.stringify(sampleOf(format.json_schema.schema)), reasoning }
+  if (format?.type === 'json_object') {
+    const instruction = messages
+      .filter((message) => message['role'] === 'system' || message['role'] === 'developer')
+      .map((message) => String(message['content']))
+      .join('\n')
+    const schema = schemaInInstruction(instruction)
+    return {
+      kind: 'text',
+      text: JSON.stringify(schema === undefined ? { answer: 'ok' } : sampleOf(schema)),
+      reasoning,
+    }
+  }
+  const result = last?.['role'] === 'tool' ? ` after ${String(last['content'])}` : ''
+  return { kind: 'text', text: `Answer from ${model}${result}.`, reasoning }
+}
+
+function usage(body: Body, output: number) {
+  const prompt = Math.ceil(JSON.stringify(body['messages'] ?? []).length / 4)
+  const reasoning = openAIRules(String(body['model']))?.reasoning === true ? 8 : 0
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: output + reasoning,
+    total_tokens: prompt + output + reasoning,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0 },
+  }
+}
+
+/**
+ * A model's answer to a valid request, as OpenAI writes it: a tool call when tools are offered and
+ * the conversation does not end with a tool result, else the final text (JSON when a response
+ * format asks for it, following a schema quoted in the instructions for JSON mode). Streams are
+ * SSE chunks with the usage chunk when `stream_options.include_usage` is set, and `[DONE]`.
+ */
+export function openAIModelAnswer(body: Body): { json: object } | { frames: string[] } {
+  const decision = decide(body)
+  counter += 1
+  const id = `chatcmpl-fake${counter}`
+  const model = String(body['model'])
+  const output = decision.kind === 'call' ? 9 : 6
+  const message =
+    decision.kind === 'call'
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: `call_fake${counter}`,
+              type: 'function',
+              function: { name: decision.name, arguments: decision.args },
+            },
+          ],
+        }
+      : {
+          role: 'assistant',
+          content: decision.text,
+          ...(decision.reasoning === undefined ? {} : { reasoning_content: decision.reasoning }),
+        }
+  const finish = decision.kind === 'call' ? 'tool_calls' : 'stop'
+  if (body['stream'] !== true) {
+    return {
+      json: {
+        id,
+        object: 'chat.completion',
+        created: 1_763_000_000,
+        model,
+        choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+        usage: usage(body, output),
+      },
+    }
+  }
+  const chunk = (delta: object, finishReason: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_763_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`
+  const frames = [chunk({ role: 'assistant', content: decision.kind === 'call' ? null : '' })]
+  if (decision.kind === 'call') {
+    const half = Math.ceil(decision.args.length / 2)
+    frames.push(
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            id: `call_fake${counter}`,
+            type: 'function',
+            function: { name: decision.name, arguments: '' },
+          },
+        ],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: decision.args.slice(0, half) } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: decision.args.slice(half) } }] }),
+    )
+  } else {
+    if (decision.reasoning !== undefined)
+      frames.push(chunk({ reasoning_content: decision.reasoning }))
+    const half = Math.ceil(decision.text.length / 2)
+    frames.push(
+      chunk({ content: decision.text.slice(0, half) }),
+      chunk({ content: decision.text.slice(half) }),
+    )
+  }
+  frames.push(chunk({}, finish))
+  if (body['stream_options']?.include_usage === true)
+    frames.push(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_763_000_000, model, choices: [], usage: usage(body, output) })}\n\n`,
+    )
+  frames.push('data: [DONE]\n\n')
+  return { frames }
+}
