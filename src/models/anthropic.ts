@@ -139,7 +139,7 @@ export const anthropicModels: readonly ModelProfileEntry[] = [
     match: ['claude-sonnet-4-6*', 'claude-sonnet-4.6*'],
     family: 'claude-sonnet-4-6',
     contextWindow: 1_000_000,
-    maxOutputTokens: 64_000,
+    maxOutputTokens: 128_000,
     reasoning: { kind: 'adaptive', efforts: toMax, canDisable: true },
     see: page('sonnet-4-6'),
   },

@@ -91,7 +91,7 @@ export function anthropicRules(model: string): AnthropicModelRules | undefined {
     return {
       ...claude,
       adaptive: true,
-      maxOutput: 64_000,
+      maxOutput: 128_000,
       temperatureOrTopP: true,
       structuredOutputs: true,
     }

@@ -1,0 +1,141 @@
+import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod'
+import { Type } from '@google/genai'
+import { zodResponseFormat } from 'openai/helpers/zod'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { useFakeUpstreams, type Family } from '../helpers/fake-gateway'
+
+/**
+ * Structured output through every client × group cell: each SDK asks for an answer in a schema
+ * with its own helper, the gateway carries the schema in the form the upstream model takes
+ * (OpenAI `json_schema` or `json_object` plus instruction; Anthropic `output_config.format` or a
+ * forced answer tool; Gemini `responseJsonSchema`), and the answer comes back as JSON text that
+ * parses and validates against the schema — JSON and stream. The fakes answer with a value of the
+ * schema they were sent, so a schema lost on the way fails validation.
+ */
+const fakes = useFakeUpstreams({
+  openai: ['gpt-4o', 'deepseek-chat'],
+  anthropic: ['claude-sonnet-4-6', 'claude-3-5-haiku-20241022'],
+  gemini: ['gemini-2.5-flash'],
+})
+
+const Weather = z.object({
+  city: z.string(),
+  temperature: z.number(),
+  conditions: z.enum(['sunny', 'rainy', 'cloudy']),
+  tags: z.array(z.string()),
+})
+const weatherSchema = z.toJSONSchema(Weather) as Record<string, unknown>
+const question = 'What is the weather in Paris? Answer in the schema.'
+
+type Ask = (model: string, stream: boolean) => Promise<unknown>
+
+const clients: Record<Family, Ask> = {
+  openai: async (model, stream) => {
+    const client = fakes.openaiSdk()
+    const params = {
+      model,
+      messages: [{ role: 'user' as const, content: question }],
+      response_format: zodResponseFormat(Weather, 'weather'),
+    }
+    const completion = stream
+      ? await client.chat.completions.stream(params).finalChatCompletion()
+      : await client.chat.completions.parse(params)
+    expect(completion.choices[0]!.finish_reason).toBe('stop')
+    return completion.choices[0]!.message.parsed
+  },
+  anthropic: async (model, stream) => {
+    const client = fakes.anthropicSdk()
+    const params = {
+      model,
+      max_tokens: 1024,
+      messages: [{ role: 'user' as const, content: question }],
+      output_config: { format: zodOutputFormat(Weather) },
+    }
+    const message = stream
+      ? await client.messages.stream(params).finalMessage()
+      : await client.messages.parse(params)
+    expect(message.stop_reason).toBe('end_turn')
+    expect(message.content.map((block) => block.type)).toEqual(['text'])
+    const text = message.content[0]!.type === 'text' ? message.content[0]!.text : ''
+    return JSON.parse(text)
+  },
+  gemini: async (model, stream) => {
+    const genai = fakes.genaiSdk()
+    const request = {
+      model,
+      contents: question,
+      config: { responseMimeType: 'application/json', responseJsonSchema: weatherSchema },
+    }
+    if (!stream) return JSON.parse((await genai.models.generateContent(request)).text ?? '')
+    let text = ''
+    for await (const chunk of await genai.models.generateContentStream(request))
+      text += chunk.text ?? ''
+    return JSON.parse(text)
+  },
+}
+
+/** The group models, pinned: `<group>/<model>`. */
+const targets: Record<Family, string[]> = {
+  openai: ['o/gpt-4o', 'o/deepseek-chat'],
+  anthropic: ['a/claude-sonnet-4-6', 'a/claude-3-5-haiku-20241022'],
+  gemini: ['g/gemini-2.5-flash'],
+}
+/**
+ * Passthrough keeps the client's own request, so a client asks each model as it takes it: these
+ * two models refuse the schema forms an OpenAI or Anthropic client would send them directly.
+ */
+const passthroughOnlyUnsupported = new Set([
+  'openai o/deepseek-chat',
+  'anthropic a/claude-3-5-haiku-20241022',
+])
+
+const families: Family[] = ['openai', 'anthropic', 'gemini']
+const cells = families.flatMap((client) =>
+  families.flatMap((group) =>
+    targets[group]
+      .filter((model) => !passthroughOnlyUnsupported.has(`${client} ${model}`))
+      .map((model) => [client, group, model] as const),
+  ),
+)
+
+describe.each(cells)('%s client × %s group, %s', (client, group, model) => {
+  it.each([false, true])('answers in the schema (stream: %s)', async (stream) => {
+    const answer = await clients[client](model, stream)
+    expect(Weather.parse(answer)).toEqual({
+      city: 'sample',
+      temperature: 4.5,
+      conditions: 'sunny',
+      tags: ['sample'],
+    })
+    const sent = fakes.lastBody(group)
+    if (group === 'anthropic' && model.includes('haiku') && client !== 'anthropic') {
+      // Claude 3.5 Haiku has no native structured output: a forced answer tool carries it.
+      expect(sent['tool_choice']).toEqual({
+        type: 'tool',
+        name: 'json_answer',
+        disable_parallel_tool_use: true,
+      })
+    }
+    if (group === 'openai' && model.includes('deepseek'))
+      expect(sent['response_format']).toEqual({ type: 'json_object' })
+  })
+})
+
+describe('a Gemini client’s OpenAPI responseSchema', () => {
+  it.each(['o/gpt-4o', 'a/claude-sonnet-4-6'])('reaches %s as a JSON Schema', async (model) => {
+    const response = await fakes.genaiSdk().models.generateContent({
+      model,
+      contents: question,
+      config: {
+        responseMimeType: 'application/json',
+        responseSchema: {
+          type: Type.OBJECT,
+          properties: { city: { type: Type.STRING }, temperature: { type: Type.NUMBER } },
+          required: ['city', 'temperature'],
+        },
+      },
+    })
+    expect(JSON.parse(response.text ?? '')).toEqual({ city: 'sample', temperature: 4.5 })
+  })
+})
