@@ -2,11 +2,21 @@ import type { KeyRecord } from '../auth/key-store'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { renderAnthropicModelList } from '../protocols/anthropic/models-list'
 import { renderOpenAIModelList } from '../protocols/openai/models-list'
+import { modelEntryProfile } from '../models/match-profile'
+import type { ModelProfile } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
 import { keyMayUseGroup } from '../routing/resolve-route'
 
-/** A model as listed: the call name, and the group that serves it and its protocol. */
-export type ListedModel = { id: string; groupId: string; protocol: ProtocolName }
+/**
+ * A model as listed: the call name, the group that serves it and its protocol, and the upstream
+ * model's profile, whose limits the lists carry.
+ */
+export type ListedModel = {
+  id: string
+  groupId: string
+  protocol: ProtocolName
+  profile: ModelProfile
+}
 
 /**
  * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the
@@ -42,7 +52,11 @@ export async function listModelsForKey(
   for (const group of await runtime.registry.list()) {
     if (!keyMayUseGroup(key, group.id)) continue
     for (const model of group.models) {
-      const listed = { groupId: group.id, protocol: group.protocol }
+      const listed = {
+        groupId: group.id,
+        protocol: group.protocol,
+        profile: modelEntryProfile(model),
+      }
       if (!seen.has(model.name)) models.push({ id: model.name, ...listed })
       seen.add(model.name)
       if (runtime.groupIdRouting) pinned.push({ id: `${group.id}/${model.name}`, ...listed })

@@ -4,6 +4,9 @@ import type { ListedModel } from '../../handlers/list-models'
  * Anthropic's model list, with its cursor paging (`limit` 1–1000, default 20; `after_id`;
  * `before_id`), which the SDK walks while `has_more` is true (checklist ML-A-01).
  *
+ * Each entry carries the model profile's limits as Anthropic names them: `max_input_tokens` (the
+ * context window) and `max_tokens` (the most `max_tokens` may be), `null` when unknown.
+ *
  * @see https://docs.anthropic.com/en/api/models-list
  */
 export function renderAnthropicModelList(
@@ -33,6 +36,8 @@ export function renderAnthropicModelList(
       id: model.id,
       display_name: model.id,
       created_at: createdAt,
+      max_input_tokens: model.profile.contextWindow ?? null,
+      max_tokens: model.profile.maxOutputTokens ?? null,
     })),
     has_more: hasMore,
     first_id: page[0]?.id ?? null,

@@ -1,7 +1,14 @@
 import type { ListedModel } from '../../handlers/list-models'
 
-/** A Gemini `Model` resource for a call name. */
+/**
+ * A Gemini `Model` resource for a call name, with what the model profile knows:
+ * `inputTokenLimit` (the context window, as Google lists it), `outputTokenLimit` and `thinking`.
+ *
+ * @see https://ai.google.dev/api/models#Model
+ */
 export function geminiModel(model: ListedModel) {
+  const { profile } = model
+  const kind = profile.reasoning.kind
   return {
     name: `models/${model.id}`,
     baseModelId: model.id,
@@ -13,13 +20,15 @@ export function geminiModel(model: ListedModel) {
       model.protocol === 'openai'
         ? ['generateContent', 'streamGenerateContent']
         : ['generateContent', 'streamGenerateContent', 'countTokens'],
+    ...(profile.contextWindow === undefined ? {} : { inputTokenLimit: profile.contextWindow }),
+    ...(profile.maxOutputTokens === undefined ? {} : { outputTokenLimit: profile.maxOutputTokens }),
+    ...(kind === 'any' ? {} : { thinking: kind !== 'none' }),
   }
 }
 
 /**
  * Gemini's model list, paged by `pageSize` (default 50, at most 1000) and an opaque `pageToken`
- * (checklist ML-G-01). Token limits are not listed: the gateway knows call names, not the
- * upstream's model metadata (ML-X-01).
+ * (checklist ML-G-01). Token limits and thinking come from the model profiles (ML-X-01).
  *
  * @see https://ai.google.dev/api/models#method:-models.list
  */

@@ -2,6 +2,9 @@ import type { ListedModel } from '../../handlers/list-models'
 
 /**
  * OpenAI's model list: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`.
+ * OpenAI's model object has no limits, so each entry whose model profile knows them adds
+ * `context_window` and `max_output_tokens` (the names of OpenAI's model pages); clients that do
+ * not know the fields ignore them.
  *
  * @see https://platform.openai.com/docs/api-reference/models/list
  */
@@ -22,6 +25,12 @@ export function renderOpenAIModelList(
       object: 'model',
       created,
       owned_by: model.groupId,
+      ...(model.profile.contextWindow === undefined
+        ? {}
+        : { context_window: model.profile.contextWindow }),
+      ...(model.profile.maxOutputTokens === undefined
+        ? {}
+        : { max_output_tokens: model.profile.maxOutputTokens }),
     })),
   })
 }
