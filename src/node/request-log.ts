@@ -19,6 +19,9 @@ export function formatRequestLog(event: RequestEvent): string {
   if (event.usage !== undefined) {
     parts.push(`tokens=${event.usage.inputTokens}+${event.usage.outputTokens}`)
   }
+  // Which fields a translated request had changed for its model (the details are on the event).
+  if (event.adjustments !== undefined && event.adjustments.length > 0)
+    parts.push(`adjusted=${[...new Set(event.adjustments.map((item) => item.field))].join(',')}`)
   parts.push(`${event.outcome}`, `${event.durationMs}ms`)
   if (event.error !== undefined) parts.push(`error=${JSON.stringify(event.error.message)}`)
   return parts.join(' ')

@@ -110,3 +110,26 @@ describe('request events and logs', () => {
     })
   })
 })
+
+describe('the request log line', () => {
+  it('names the fields a translated request had changed for its model', () => {
+    const line = formatRequestLog({
+      requestId: 'req_1',
+      method: 'POST',
+      path: '/v1/messages',
+      route: 'messages',
+      key: 'sk-…abcd',
+      model: 'claude-sonnet-4-5',
+      status: 200,
+      outcome: 'ok',
+      startedAt: 0,
+      durationMs: 12,
+      adjustments: [
+        { field: 'max_completion_tokens', change: 'clamped', from: 200_000, to: 128_000, reason: 'r' },
+        { field: 'temperature', change: 'dropped', from: 0.5, reason: 'r' },
+        { field: 'temperature', change: 'dropped', from: 0.5, reason: 'r' },
+      ],
+    })
+    expect(line).toContain(' adjusted=max_completion_tokens,temperature ok 12ms')
+  })
+})
