@@ -125,7 +125,13 @@ describe('the request log line', () => {
       startedAt: 0,
       durationMs: 12,
       adjustments: [
-        { field: 'max_completion_tokens', change: 'clamped', from: 200_000, to: 128_000, reason: 'r' },
+        {
+          field: 'max_completion_tokens',
+          change: 'clamped',
+          from: 200_000,
+          to: 128_000,
+          reason: 'r',
+        },
         { field: 'temperature', change: 'dropped', from: 0.5, reason: 'r' },
         { field: 'temperature', change: 'dropped', from: 0.5, reason: 'r' },
       ],
