@@ -44,3 +44,12 @@ export { createMemoryResponseStore } from './response-store/memory-response-stor
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
 export type { RequestEvent } from './observability/request-event'
 export type { ProtocolName } from './protocols/protocol-name'
+export type {
+  ModelProfile,
+  ModelProfileOverrides,
+  ReasoningControl,
+  ReasoningEffort,
+  StructuredOutputSupport,
+  ThinkingLevel,
+} from './models/profile'
+export type { Adjustment } from './models/model-target'
