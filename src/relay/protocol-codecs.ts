@@ -108,7 +108,7 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   },
   responses: {
     operation: () => 'responses',
-    encodeRequest: encodeResponsesRequest,
+    encodeRequest: (request, target) => encodeResponsesRequest(request, target),
     decodeResponse: (body) => decodeResponsesResponse(body),
     streamDecoder: (generateId) => createResponsesStreamDecoder({ generateId }),
   },

@@ -15,7 +15,9 @@ import {
 export type OpenAIReasoningFields = { fields: Record<string, unknown>; reasons: boolean }
 
 /**
- * Canonical reasoning → the fields an OpenAI-style model takes (RSN-01, RSN-02):
+ * Canonical reasoning → the fields an OpenAI-style model takes (RSN-01, RSN-02). `field` names the
+ * effort in adjustments (`reasoning.effort` on the Responses API).
+ *
  *
  * - `effort` models get `reasoning_effort`, mapped to the nearest value they accept (`minimal` to
  *   o3 is `low`, `xhigh` to GPT-5 is `high`); a budget is first an effort (≤ 1024 low, ≤ 8192
@@ -28,6 +30,7 @@ export type OpenAIReasoningFields = { fields: Record<string, unknown>; reasons: 
 export function encodeOpenAIReasoning(
   reasoning: ChatRequest['reasoning'],
   target: ModelTarget,
+  field = 'reasoning_effort',
 ): OpenAIReasoningFields {
   const { profile } = target
   const control = profile.reasoning
@@ -35,18 +38,13 @@ export function encodeOpenAIReasoning(
   switch (control.kind) {
     case 'none':
       if (reasoningOn(reasoning))
-        dropped(
-          target,
-          'reasoning_effort',
-          describe(reasoning),
-          `${profile.family} does not reason`,
-        )
+        dropped(target, field, describe(reasoning), `${profile.family} does not reason`)
       return { fields: {}, reasons: false }
     case 'always':
       if (asked)
         dropped(
           target,
-          'reasoning_effort',
+          field,
           describe(reasoning),
           `${profile.family} always reasons and takes no reasoning field`,
         )
@@ -62,7 +60,7 @@ export function encodeOpenAIReasoning(
       const from = describe(reasoning)
       if (from !== effort) {
         target.adjustments.push({
-          field: 'reasoning_effort',
+          field,
           change: 'mapped',
           from,
           to: effort,

@@ -7,6 +7,15 @@ import type {
   ToolResultPart,
 } from '../../canonical/types'
 
+import {
+  cappedOutputLimit,
+  cappedTemperature,
+  checkModelInput,
+  dropped,
+} from '../../models/fit-request'
+import { lenientTarget, type ModelTarget } from '../../models/model-target'
+import { encodeOpenAIReasoning } from '../openai/reasoning-fields'
+
 type Item = Record<string, unknown>
 
 /**
@@ -25,10 +34,16 @@ type Item = Record<string, unknown>
  *   `reasoning.effort` (with `summary: "auto"`, so that reasoning comes back as text),
  *   `text.format` for JSON output and `user` are carried. The API has no stop sequences and no
  *   seed: those are dropped (README caveats). `store: false`: the gateway keeps no state upstream.
+ * - The output limit, the effort and sampling are fitted to the target model's profile as for
+ *   chat completions (capped limit, nearest accepted effort, no sampling where refused).
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
-export function encodeResponsesRequest(request: ChatRequest): Record<string, unknown> {
+export function encodeResponsesRequest(
+  request: ChatRequest,
+  target: ModelTarget = lenientTarget(),
+): Record<string, unknown> {
+  checkModelInput(request, target)
   const instructions: string[] = []
   const input: Item[] = []
   for (const message of request.messages) {
@@ -55,12 +70,21 @@ export function encodeResponsesRequest(request: ChatRequest): Record<string, unk
       body['tool_choice'] =
         choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type
   }
-  if (request.maxOutputTokens !== undefined) body['max_output_tokens'] = request.maxOutputTokens
-  if (request.temperature !== undefined) body['temperature'] = request.temperature
-  if (request.topP !== undefined) body['top_p'] = request.topP
-  if (request.user !== undefined) body['user'] = request.user
-  const effort = reasoningEffort(request.reasoning)
+  const limit = cappedOutputLimit(request.maxOutputTokens, target, 'max_output_tokens')
+  if (limit !== undefined) body['max_output_tokens'] = limit
+  const { effort, reasons } = fittedEffort(request.reasoning, target)
   if (effort !== undefined) body['reasoning'] = { effort, summary: 'auto' }
+  const sampling = target.profile.sampling
+  const refused = sampling === 'none' || (sampling === 'unless-reasoning' && reasons)
+  for (const [field, value] of [
+    ['temperature', request.temperature],
+    ['top_p', request.topP],
+  ] as const) {
+    if (value === undefined) continue
+    if (refused) dropped(target, field, value, `${target.profile.family} refuses sampling fields`)
+    else body[field] = field === 'temperature' ? cappedTemperature(value, target) : value
+  }
+  if (request.user !== undefined) body['user'] = request.user
   if (request.responseFormat?.type === 'json') {
     body['text'] = {
       format:
@@ -159,6 +183,24 @@ function toolOutput(result: ToolResultPart): Item {
             })),
           ],
   }
+}
+
+/**
+ * `reasoning.effort` for the target model: an OpenAI reasoning model gets the nearest effort it
+ * accepts (`encodeOpenAIReasoning`); any other model the plain mapping below.
+ */
+function fittedEffort(
+  reasoning: ChatRequest['reasoning'],
+  target: ModelTarget,
+): { effort: string | undefined; reasons: boolean } {
+  const kind = target.profile.reasoning.kind
+  if (kind === 'effort' || kind === 'none' || kind === 'always') {
+    const fitted = encodeOpenAIReasoning(reasoning, target, 'reasoning.effort')
+    const effort = fitted.fields['reasoning_effort']
+    return { effort: typeof effort === 'string' ? effort : undefined, reasons: fitted.reasons }
+  }
+  const effort = reasoningEffort(reasoning)
+  return { effort, reasons: effort !== undefined }
 }
 
 function reasoningEffort(reasoning: ChatRequest['reasoning']): string | undefined {
