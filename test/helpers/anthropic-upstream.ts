@@ -1,5 +1,9 @@
 import { http, HttpResponse } from 'msw'
-import { anthropicModelAnswer, checkAnthropicRequest } from './fakes/anthropic-fake'
+import {
+  anthropicModelAnswer,
+  checkAnthropicRequest,
+  recordScriptedThinking,
+} from './fakes/anthropic-fake'
 import type { UpstreamBehaviour, UpstreamCallRecord } from './upstream'
 import { answer, modelAnswer, parseBody } from './upstream'
 
@@ -29,6 +33,9 @@ export function anthropicHandlers(state: {
       if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
       const behaviour = state.behaviour()
       if (behaviour.kind === 'model') return modelAnswer(anthropicModelAnswer(parsed ?? {}))
+      // A scripted answer's signatures are the upstream's own: valid when they come back.
+      if (behaviour.kind === 'json') recordScriptedThinking({ body: behaviour.body })
+      if (behaviour.kind === 'sse') recordScriptedThinking({ frames: behaviour.frames })
       return answer(behaviour, request.signal)
     }),
     http.post(`${anthropicBaseUrl}/v1/messages/count_tokens`, async ({ request }) => {

@@ -1,6 +1,10 @@
 import { http, HttpResponse } from 'msw'
 import type { GatewayHandler } from '../../src/index'
-import { checkGeminiRequest, geminiModelAnswer } from './fakes/gemini-fake'
+import {
+  checkGeminiRequest,
+  geminiModelAnswer,
+  recordScriptedSignatures,
+} from './fakes/gemini-fake'
 import {
   answer,
   modelAnswer,
@@ -38,6 +42,9 @@ export function geminiHandlers(state: {
       const refused = parsed === undefined ? undefined : checkGeminiRequest(model, parsed)
       if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
       const behaviour = state.behaviour()
+      // A scripted answer's signatures are the upstream's own: valid when they come back.
+      if (behaviour.kind === 'json') recordScriptedSignatures({ body: behaviour.body })
+      if (behaviour.kind === 'sse') recordScriptedSignatures({ frames: behaviour.frames })
       if (behaviour.kind === 'model')
         return modelAnswer(
           geminiModelAnswer(model, parsed ?? {}, request.url.includes(':streamGenerateContent')),

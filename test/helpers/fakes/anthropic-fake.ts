@@ -159,6 +159,38 @@ function schemaProblem(schema: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * Remembers the thinking signatures in an answer a test scripted for the fake upstream (a message
+ * body, or SSE frames with `thinking_delta` and `signature_delta`): the upstream issued them, so
+ * they are valid when a client sends them back.
+ */
+export function recordScriptedThinking(answer: {
+  body?: unknown
+  frames?: readonly string[]
+}): void {
+  const content = (answer.body as Body | undefined)?.['content']
+  if (Array.isArray(content))
+    for (const block of content as Block[])
+      if (block['type'] === 'thinking') issued.set(block['signature'], block['thinking'])
+  const texts = new Map<number, string>()
+  for (const frame of answer.frames ?? []) {
+    const data = /^data: (.*)$/m.exec(frame)?.[1]
+    if (data === undefined) continue
+    let event: Body
+    try {
+      event = JSON.parse(data) as Body
+    } catch {
+      continue
+    }
+    const delta = event['delta']
+    if (event['type'] !== 'content_block_delta' || typeof delta !== 'object') continue
+    const index = Number(event['index'])
+    if (delta['type'] === 'thinking_delta')
+      texts.set(index, (texts.get(index) ?? '') + String(delta['thinking']))
+    if (delta['type'] === 'signature_delta') issued.set(delta['signature'], texts.get(index) ?? '')
+  }
+}
+
 /** Issues a signature for a thinking text, as Anthropic does, and remembers it. */
 function sign(text: string): string {
   counter += 1

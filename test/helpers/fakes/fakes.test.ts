@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { anthropicModelAnswer, checkAnthropicRequest } from './anthropic-fake'
+import {
+  anthropicModelAnswer,
+  checkAnthropicRequest,
+  recordScriptedThinking,
+} from './anthropic-fake'
 import { checkGeminiRequest, geminiModelAnswer } from './gemini-fake'
 import { checkOpenAIRequest, openAIModelAnswer } from './openai-fake'
 import { sampleOf } from './schema-sample'
@@ -228,6 +232,31 @@ describe('the Anthropic fake', () => {
     expect(error?.status).toBe(400)
     expect(JSON.stringify(error?.body)).toContain(message)
     expect(error?.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } })
+  })
+
+  it('accepts signatures from an answer a test scripted, as the upstream’s own', () => {
+    const request = (signature: string) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Hmm.', signature },
+            { type: 'text', text: 'x' },
+          ],
+        },
+        { role: 'user', content: 'Again' },
+      ],
+    })
+    expect(checkAnthropicRequest(request('scripted-sig'))?.status).toBe(400)
+    recordScriptedThinking({
+      frames: [
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hmm."}}\n\n',
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"scripted-sig"}}\n\n',
+      ],
+    })
+    expect(checkAnthropicRequest(request('scripted-sig'))).toBeUndefined()
   })
 
   it('accepts the thinking it signed, back in a tool turn', () => {

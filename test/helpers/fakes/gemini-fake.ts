@@ -69,6 +69,19 @@ export function checkGeminiRequest(model: string, body: Body): FakeError | undef
   return checkContents(body, rules?.signatures === true)
 }
 
+/**
+ * Remembers the thought signatures in an answer a test scripted for the fake upstream (a
+ * `GenerateContentResponse`, or SSE frames of them): the upstream issued them.
+ */
+export function recordScriptedSignatures(answer: {
+  body?: unknown
+  frames?: readonly string[]
+}): void {
+  const texts = [JSON.stringify(answer.body ?? null), ...(answer.frames ?? [])]
+  for (const text of texts)
+    for (const match of text.matchAll(/"thoughtSignature":"([^"]+)"/g)) issued.add(match[1]!)
+}
+
 function checkContents(body: Body, signatures: boolean): FakeError | undefined {
   const contents: Body[] = body['contents'] ?? []
   // The current turn starts after the last user content holding text.
