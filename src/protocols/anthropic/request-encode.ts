@@ -204,11 +204,11 @@ function encodeSampling(
     profile.sampling === 'none'
       ? `${profile.family} refuses sampling fields`
       : 'Anthropic refuses sampling fields while thinking is on'
-  const fields: Array<[string, number | undefined]> = [
+  const fields = [
     ['temperature', request.temperature],
     ['top_p', request.topP],
     ['top_k', request.topK],
-  ]
+  ] as const
   for (const [field, value] of fields) {
     if (value === undefined) continue
     if (refused) dropped(target, field, value, reason)

@@ -91,29 +91,36 @@ export function anthropicStructuredOutput(
  * always kept.
  */
 export function toAnthropicSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  // Entries, then `Object.fromEntries`: a key such as `__proto__` stays an ordinary property.
+  const entries: Array<[string, unknown]> = []
   for (const [key, value] of Object.entries(schema)) {
-    if (unsupported.has(key)) continue
+    if (unsupported.has(key) || key === 'additionalProperties') continue
     if ((key === 'properties' || key === '$defs' || key === 'definitions') && isJsonObject(value)) {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, sub]) => [
-          name,
-          isJsonObject(sub) ? toAnthropicSchema(sub) : sub,
-        ]),
-      )
-    } else if (key === 'items' || key === 'not' || key === 'additionalProperties') {
-      out[key] = isJsonObject(value) ? toAnthropicSchema(value) : value
+      entries.push([
+        key,
+        Object.fromEntries(
+          Object.entries(value).map(([name, sub]) => [
+            name,
+            isJsonObject(sub) ? toAnthropicSchema(sub) : sub,
+          ]),
+        ),
+      ])
+    } else if (key === 'items' || key === 'not') {
+      entries.push([key, isJsonObject(value) ? toAnthropicSchema(value) : value])
     } else if (
       (key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') &&
       Array.isArray(value)
     ) {
-      out[key] = value.map((sub) => (isJsonObject(sub) ? toAnthropicSchema(sub) : sub))
+      entries.push([key, value.map((sub) => (isJsonObject(sub) ? toAnthropicSchema(sub) : sub))])
     } else {
-      out[key] = value
+      entries.push([key, value])
     }
   }
-  const isObject =
-    out['type'] === 'object' || (Array.isArray(out['type']) && out['type'].includes('object'))
+  const out = Object.fromEntries(entries)
+  const type = out['type']
+  const isObject = type === 'object' || (Array.isArray(type) && type.includes('object'))
+  // Anthropic requires every object closed; an open map (`additionalProperties: {…}`) cannot be
+  // expressed and is closed too.
   if (isObject || isJsonObject(out['properties'])) out['additionalProperties'] = false
   return out
 }

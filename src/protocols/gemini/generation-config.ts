@@ -72,11 +72,11 @@ export function geminiGenerationConfig(
     'generationConfig.maxOutputTokens',
   )
   if (limit !== undefined) config['maxOutputTokens'] = limit
-  const sampling: Array<[string, number | undefined]> = [
+  const sampling = [
     ['temperature', request.temperature],
     ['topP', request.topP],
     ['topK', request.topK],
-  ]
+  ] as const
   for (const [name, value] of sampling) {
     if (value === undefined) continue
     if (profile.sampling === 'none')
