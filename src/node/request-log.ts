@@ -1,28 +1,34 @@
+import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked
- * key (`sk-…abcd`) and never the full one.
+ * key (`sk-…abcd`) and never the full one. Every field goes through `logField`, since most of them
+ * come from the client (model, path, method, the key's last characters, error messages that quote
+ * them): a value with a line break, a space or an ANSI escape is quoted and escaped, so it cannot
+ * forge a line or a field.
  */
 export function formatRequestLog(event: RequestEvent): string {
   const parts = [
     new Date(event.startedAt).toISOString(),
-    event.requestId,
+    logField(event.requestId),
     String(event.status),
-    event.method,
-    event.path,
-    `key=${event.key ?? '-'}`,
+    logField(event.method),
+    logField(event.path),
+    `key=${event.key === undefined ? '-' : logField(event.key)}`,
   ]
-  if (event.model !== undefined) parts.push(`model=${event.model}`)
-  if (event.group !== undefined) parts.push(`group=${event.group}`)
+  if (event.model !== undefined) parts.push(`model=${logField(event.model)}`)
+  if (event.group !== undefined) parts.push(`group=${logField(event.group)}`)
   if (event.stream === true) parts.push('stream')
   if (event.usage !== undefined) {
     parts.push(`tokens=${event.usage.inputTokens}+${event.usage.outputTokens}`)
   }
   // Which fields a translated request had changed for its model (the details are on the event).
-  if (event.adjustments !== undefined && event.adjustments.length > 0)
-    parts.push(`adjusted=${[...new Set(event.adjustments.map((item) => item.field))].join(',')}`)
-  parts.push(`${event.outcome}`, `${event.durationMs}ms`)
-  if (event.error !== undefined) parts.push(`error=${JSON.stringify(event.error.message)}`)
+  if (event.adjustments !== undefined && event.adjustments.length > 0) {
+    const fields = [...new Set(event.adjustments.map((item) => item.field))].join(',')
+    parts.push(`adjusted=${logField(fields)}`)
+  }
+  parts.push(event.outcome, `${event.durationMs}ms`)
+  if (event.error !== undefined) parts.push(`error=${logField(event.error.message)}`)
   return parts.join(' ')
 }

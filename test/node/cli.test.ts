@@ -114,6 +114,31 @@ describe('model-gateway CLI', () => {
     expect(logged).not.toContain(key!)
   })
 
+  it('logs a model name with a line break or an ANSI escape on one escaped line', async () => {
+    const result = await runCli(
+      ['--config', join(repoRoot, 'examples/gateway.config.json'), '--port', '0', '--print-demo'],
+      /curl .*\n/,
+    )
+    const url = /listening on (http:\/\/\S+)/.exec(result.stdout)![1]!
+    const key = /Demo key: (\S+)/.exec(result.stdout)![1]!
+    const forged = `2025-01-01T00:00:00.000Z req_forged 200 POST /v1/chat/completions key=sk-…0000 model=demo-echo ok 1ms`
+    const model = `demo-echo\n${forged}\u001b[2K\r`
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(response.status).toBe(404)
+    await vi.waitFor(() => expect(result.output()).toContain(' 404 POST '))
+    const logged = result.output().slice(result.stdout.length).split('\n')
+    const lines = logged.filter((line) => line.includes('/v1/chat/completions'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('model="demo-echo\\n2025-01-01T00:00:00.000Z req_forged 200 POST')
+    expect(lines[0]).toContain('\\u001b[2K\\r"')
+    expect(result.output()).not.toMatch(/^2025-01-01T00:00:00.000Z req_forged/m)
+    expect(result.output()).not.toContain('\u001b')
+  })
+
   it('parses flags in both spellings', () => {
     expect(parseCliArgs(['--config=a.json', '-p', '9000', '--host', '0.0.0.0'])).toEqual({
       config: 'a.json',
