@@ -20,6 +20,8 @@ import { handleListModels } from './handlers/list-models'
 import { handleResponses } from './handlers/responses'
 import { handleGetResponse } from './handlers/responses-get'
 import { matchRoute, type RouteName } from './http/match-route'
+import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
+import { logField } from './observability/log-field'
 import type { RequestEvent } from './observability/request-event'
 import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
@@ -117,10 +119,45 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   }
   const basePath = valid.basePath
 
+  /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
+  function answerMalformedUrl(request: Request, requestId: string, startedAt: number): Response {
+    const path = pathOfUnparsedUrl(request.url)
+    const local = stripBasePath(path, basePath)
+    const match = local === undefined ? undefined : matchRoute(local, request.method)
+    const shape =
+      match !== undefined && match.kind !== 'unknown' && match.errors !== 'header'
+        ? match.errors
+        : guessErrorShape(path, request.headers)
+    const error = new GatewayError(
+      'invalid_request',
+      'The request URL is malformed: check the Host header.',
+    )
+    const response = renderError(shape, error, requestId)
+    response.headers.set('x-request-id', requestId)
+    if (onEvent !== undefined) {
+      runtime.emit({
+        requestId,
+        method: request.method,
+        path,
+        route: match?.kind === 'unknown' || match === undefined ? 'unknown' : match.name,
+        startedAt,
+        status: response.status,
+        outcome: 'error',
+        durationMs: now() - startedAt,
+        error: { code: error.code, message: error.message },
+      })
+    }
+    return response
+  }
+
   const gateway = async function gateway(
     request: Request,
     context?: GatewayContext | object,
   ): Promise<Response> {
+    const startedAt = now()
+    const requestId = runtime.generateId()
+    const url = parseRequestUrl(request.url)
+    if (url === undefined) return answerMalformedUrl(request, requestId, startedAt)
     const runtimeWaitUntil = waitUntilOf(context)
     // Work a response leaves running is also the gateway's to wait for on close().
     const waitUntil = (promise: Promise<unknown>) => {
@@ -128,15 +165,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       runtimeWaitUntil(promise)
     }
     lifecycle.begin()
-    const startedAt = now()
-    const requestId = runtime.generateId()
-    const url = new URL(request.url)
     // The route decides the error shape; for an unknown route, the path and headers hint at it.
-    let answerAs: ErrorShape = url.pathname.includes('/v1beta/')
-      ? 'gemini'
-      : request.headers.has('anthropic-version')
-        ? 'anthropic'
-        : 'openai'
+    let answerAs = guessErrorShape(url.pathname, request.headers)
     let emitted = false
     const scope: RequestScope = {
       request,
@@ -189,13 +219,14 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       scope.event.keyId = scope.key.id
       response = await handlers[match.name](runtime, scope)
     } catch (thrown) {
-      outcome = thrown instanceof ClientGoneError ? 'aborted' : 'error'
+      // A client that left may surface as any failure (a body read cut short): it is an abort.
+      outcome = thrown instanceof ClientGoneError || request.signal.aborted ? 'aborted' : 'error'
       const error =
         outcome === 'aborted'
           ? new GatewayError('internal', 'The client closed the request.', { status: 499 })
           : toGatewayError(thrown)
       if (error.code === 'internal' && outcome === 'error') {
-        console.error(`[model-gateway] ${requestId} failed:`, error.cause ?? error)
+        console.error(`[model-gateway] ${logField(requestId)} failed:`, error.cause ?? error)
       }
       scope.event.error = { code: error.code, message: error.message }
       response = renderError(answerAs, error, requestId)
@@ -223,4 +254,13 @@ function stripBasePath(pathname: string, basePath: string | undefined): string |
   if (basePath === undefined) return pathname
   if (pathname === basePath) return '/'
   return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : undefined
+}
+
+/**
+ * The error shape before a route decides it, or on a route every SDK calls (`/v1/models`): a path
+ * under `/v1beta/` is Google's, an `anthropic-version` header Anthropic's, anything else OpenAI's.
+ */
+function guessErrorShape(pathname: string, headers: Headers): ErrorShape {
+  if (pathname.includes('/v1beta/')) return 'gemini'
+  return headers.has('anthropic-version') ? 'anthropic' : 'openai'
 }

@@ -3,8 +3,18 @@ import type { AddressInfo } from 'node:net'
 import type { GatewayFetch } from '../gateway'
 import { toNodeHandler } from './to-node-handler'
 
-/** Where to listen. */
-export type ServeOptions = { port?: number; host?: string }
+/** Where to listen, and how long a client may take to send its request. */
+export type ServeOptions = {
+  port?: number
+  host?: string
+  /**
+   * The longest a client may take to send a whole request, headers and body (default 300000, five
+   * minutes: a 32 MiB body at about 1 Mbit/s). Past it the connection gets a 408 and is closed, so
+   * a client dribbling its body a byte at a time cannot hold it. It never limits the answer: a
+   * stream may run for as long as the gateway's own limits allow.
+   */
+  requestTimeoutMs?: number
+}
 
 /**
  * A gateway listening on a port. `close()` stops listening, ends open connections (in-flight
@@ -13,6 +23,9 @@ export type ServeOptions = { port?: number; host?: string }
  * write.
  */
 export type ServedGateway = { server: Server; url: string; close(): Promise<void> }
+
+/** Node's own default: the time a client has to send the request's headers. */
+const headersTimeoutMs = 60_000
 
 /**
  * Serves a gateway with `node:http` and resolves once it listens. Build the gateway with
@@ -27,9 +40,21 @@ export function serveGateway(
   handler: GatewayFetch & { close?: () => Promise<void> },
   options: ServeOptions = {},
 ): Promise<ServedGateway> {
-  const server = createServer(toNodeHandler(handler))
-  // Streams may idle for minutes while a model thinks; the gateway has its own idle timeout.
-  server.requestTimeout = 0
+  const requestTimeout = options.requestTimeoutMs ?? 300_000
+  if (!Number.isInteger(requestTimeout) || requestTimeout <= 0) {
+    throw new RangeError('requestTimeoutMs must be a positive integer.')
+  }
+  const server = createServer(
+    {
+      // Node counts this until the request is received in full, so it never cuts an answer short.
+      requestTimeout,
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeout),
+      // How often Node looks for expired requests: a tenth of the limit, so a request is cut at
+      // most 10 % late (Node's default of 30 s would let a short limit run several times over).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 10))),
+    },
+    toNodeHandler(handler),
+  )
   server.keepAliveTimeout = 65_000
   return new Promise((resolve, reject) => {
     server.once('error', reject)

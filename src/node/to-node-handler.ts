@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
 import type { GatewayFetch } from '../gateway'
+import { toWebRequest } from './node-request'
 
 /** A Node `http` request listener that is also Express middleware. */
 export type NodeHandler = (
@@ -13,9 +13,12 @@ export type NodeHandler = (
  * Adapts the gateway to `http.createServer` and Express.
  *
  * - The URL comes from Express's `originalUrl` when present, so `app.use('/v1', …)` sees `/v1/…`.
+ *   A malformed `Host` gets a 400 from the gateway in the route's protocol shape, never a 500.
  * - The `Request`'s signal aborts when the client's socket closes, which aborts the upstream call.
  * - The response streams with backpressure: a slow client slows the upstream read, and a client
  *   that leaves cancels the body, which records the usage seen so far as `aborted`.
+ * - An answer given before the request body was read in full (a 413, a 401, a 503 at capacity)
+ *   closes the connection (`connection: close`), so the rest of an upload is never read.
  * - A body already parsed by `express.json()` is used as it is; mount the gateway before body
  *   parsers to keep the client's bytes.
  *
@@ -26,12 +29,15 @@ export type NodeHandler = (
 export function toNodeHandler(handler: GatewayFetch): NodeHandler {
   return (request, response, next) => {
     serve(handler, request, response).catch((error: unknown) => {
+      // The gateway answers every failure itself; this is a failure of the bridge.
       if (next !== undefined && !response.headersSent) {
         next(error)
         return
       }
+      console.error('[model-gateway] the Node bridge failed:', error)
       if (!response.headersSent) {
         response.statusCode = 500
+        response.setHeader('connection', 'close')
         response.end()
       } else {
         response.destroy(error instanceof Error ? error : undefined)
@@ -50,44 +56,10 @@ async function serve(
     if (!response.writableFinished) controller.abort()
   })
   const webResponse = await handler(toWebRequest(request, controller.signal))
+  // The rest of a body the gateway did not read would only hold the connection: close it once the
+  // answer is written, rather than read (or stall on) what may be hundreds of megabytes.
+  if (!request.complete) response.setHeader('connection', 'close')
   await writeWebResponse(webResponse, response, controller.signal, request.method === 'HEAD')
-}
-
-type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown }
-
-function toWebRequest(request: ExpressRequest, signal: AbortSignal): Request {
-  const secure = 'encrypted' in request.socket && request.socket.encrypted === true
-  const host = request.headers.host ?? 'localhost'
-  const url = new URL(
-    request.originalUrl ?? request.url ?? '/',
-    `${secure ? 'https' : 'http'}://${host}`,
-  )
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || name.startsWith(':')) continue
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value)
-  }
-  const method = request.method ?? 'GET'
-  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers, signal })
-  return new Request(url, {
-    method,
-    headers,
-    signal,
-    body: bodyOf(request, headers),
-    // Required by Node's fetch for a streamed request body.
-    duplex: 'half',
-  } as RequestInit)
-}
-
-function bodyOf(request: ExpressRequest, headers: Headers): BodyInit {
-  const parsed = request.body
-  if (parsed === undefined || request.readableEnded === false) {
-    return Readable.toWeb(request) as ReadableStream<Uint8Array>
-  }
-  // A body parser ran first and consumed the stream.
-  headers.delete('content-length')
-  if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed as BodyInit
-  return JSON.stringify(parsed)
 }
 
 async function writeWebResponse(
