@@ -19,6 +19,10 @@ export function createGatewayLifecycle(parts: readonly object[]) {
   const background = new Set<Promise<unknown>>()
   const idleWaiters: Array<() => void> = []
   return {
+    /** Requests begun and not yet ended: the count `maxInFlight` limits. */
+    get inFlight(): number {
+      return inFlight
+    },
     /** True once `close()` was called: new requests are refused. */
     get closing(): boolean {
       return closing !== undefined

@@ -19,6 +19,8 @@ export type GatewayRuntime = {
   maxResponseBytes: number
   upstreamTimeoutMs: number
   streamIdleTimeoutMs: number
+  /** The longest a stream may last, from the upstream call to its end; none when undefined. */
+  maxStreamMs: number | undefined
   forwardHeaders: readonly string[]
   /** Unix seconds at creation: the `created` of listed models. */
   createdAt: number

@@ -103,6 +103,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     maxResponseBytes: valid.maxResponseBytes,
     upstreamTimeoutMs: valid.upstreamTimeoutMs,
     streamIdleTimeoutMs: valid.streamIdleTimeoutMs,
+    maxStreamMs: valid.maxStreamMs,
     forwardHeaders: valid.forwardHeaders,
     createdAt: Math.floor(now() / 1000),
     now,
@@ -118,6 +119,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     },
   }
   const basePath = valid.basePath
+  const maxInFlight = valid.maxInFlight
 
   /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
   function answerMalformedUrl(request: Request, requestId: string, startedAt: number): Response {
@@ -209,6 +211,10 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
           },
         )
       }
+      // Shed at once, before any key hashing or body reading: queueing only makes every waiting
+      // client later, and many of them gone by the time their turn comes. The count includes this
+      // request, and every request until its answer is complete (a stream until it ends).
+      if (maxInFlight !== undefined && lifecycle.inFlight > maxInFlight) throw atCapacity()
       if (match.kind === 'route') {
         scope.pathModel = match.model
         scope.pathId = match.id
@@ -236,6 +242,13 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     return response
   }
   return Object.assign(gateway, { close: lifecycle.close })
+}
+
+/** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */
+function atCapacity(): GatewayError {
+  return new GatewayError('overloaded', 'The gateway is at capacity; retry shortly.', {
+    headers: { 'retry-after': '1' },
+  })
 }
 
 /** The runtime's `waitUntil`, bound, or a no-op where the runtime has none. */

@@ -205,6 +205,8 @@ export const gatewayConfigSchema = z
       .default(64 * 1024 * 1024),
     upstreamTimeoutMs: z.number().int().positive().default(600_000),
     streamIdleTimeoutMs: z.number().int().positive().default(300_000),
+    maxStreamMs: z.number().int().positive().optional(),
+    maxInFlight: z.number().int().positive().optional(),
     forwardHeaders: z.array(headerName).default([...defaultForwardHeaders]),
     groups: z.array(group).optional(),
     groupRegistry: plugin<GroupRegistry>('servingModel', 'GroupRegistry').optional(),

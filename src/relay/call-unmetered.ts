@@ -20,6 +20,8 @@ export async function callUnmetered(
 ): Promise<{ status: number; text: string }> {
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
   try {
+    // A client that left is never forwarded, whatever the provider does with the signal.
+    exchange.signal.throwIfAborted()
     const upstream = await provider.send({ ...call, stream: false, signal: exchange.signal })
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol)
     return {

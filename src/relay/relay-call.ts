@@ -48,8 +48,13 @@ export async function relayCall(
     upstreamModel: plan.route.model.upstreamModel,
     stream: plan.stream,
   })
-  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
+  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now, {
+    deadlineMs: plan.stream ? runtime.maxStreamMs : undefined,
+  })
   try {
+    // A client that left while the request waited (key hashing, the meter, a busy loop) is
+    // never forwarded upstream, whatever the provider does with an aborted signal.
+    exchange.signal.throwIfAborted()
     const upstream = await plan.provider.send({
       operation: plan.operation,
       model: plan.route.model.upstreamModel,
@@ -68,6 +73,7 @@ export async function relayCall(
         metered,
         translator: plan.translator(),
         idleTimeoutMs: runtime.streamIdleTimeoutMs,
+        maxStreamMs: runtime.maxStreamMs,
         maxEventBytes: runtime.maxResponseBytes,
         onEnd: (outcome) => scope.complete(200, outcome),
       })

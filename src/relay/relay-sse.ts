@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors'
 import { createSseReader } from '../sse/sse-reader'
+import { streamDeadlineError } from '../upstream/classify-failure'
 import type { UpstreamExchange } from '../upstream/exchange'
 import type { MeteredRequest } from '../usage/metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
@@ -12,6 +13,8 @@ export type SseRelayOptions = {
   translator: SseTranslator
   idleTimeoutMs: number
   maxEventBytes: number
+  /** Set when the exchange has a deadline (`maxStreamMs`): the stream ends when it passes. */
+  maxStreamMs?: number | undefined
   /** Called once the stream has ended, however it ended. */
   onEnd: (outcome: UsageOutcome) => void
 }
@@ -68,11 +71,14 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
   }
   exchange.startIdleWatch(options.idleTimeoutMs)
 
+  let closed = false
   const finish = (
     controller: ReadableStreamDefaultController<Uint8Array>,
     outcome: UsageOutcome,
     frames: string[],
   ) => {
+    if (closed) return
+    closed = true
     end(outcome)
     for (const frame of frames) controller.enqueue(encoder.encode(frame))
     controller.close()
@@ -82,6 +88,8 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     controller: ReadableStreamDefaultController<Uint8Array>,
     result: TranslatedFrames,
   ): boolean => {
+    // The deadline may have ended the stream while a read or a settle was pending.
+    if (closed) return true
     if (result.final !== undefined) {
       finish(controller, result.final, result.frames)
       return true
@@ -95,9 +103,25 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
   const settling = (result: TranslatedFrames): Promise<void> | undefined =>
     result.final === undefined ? undefined : translator.settle?.()
 
+  const fail = (
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    why: string | undefined,
+    error: unknown,
+  ) => {
+    if (why === 'client') finish(controller, 'aborted', [])
+    else finish(controller, 'error', [translator.failure(midStreamError(why, error))])
+  }
+
   const stream = new ReadableStream<Uint8Array>(
     {
       async start(controller) {
+        if (options.maxStreamMs !== undefined) {
+          // At the deadline the stream ends at once, even when the client is not reading: its
+          // usage is settled then, not whenever the client pulls again.
+          exchange.signal.addEventListener('abort', () => {
+            if (exchange.end() === 'deadline') fail(controller, 'deadline', undefined)
+          })
+        }
         await settling(first)
         write(controller, first)
       },
@@ -105,6 +129,7 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
         try {
           for (;;) {
             const message = await reader.next()
+            if (closed) return
             if (message === undefined) {
               const last = translator.end()
               await settling(last)
@@ -118,9 +143,7 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
             if (write(controller, result)) return
           }
         } catch (error) {
-          const why = exchange.end()
-          if (why === 'client') finish(controller, 'aborted', [])
-          else finish(controller, 'error', [translator.failure(midStreamError(why, error))])
+          fail(controller, exchange.end(), error)
         }
       },
       cancel() {
@@ -143,6 +166,7 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
 }
 
 function midStreamError(why: string | undefined, cause: unknown): GatewayError {
+  if (why === 'deadline') return streamDeadlineError(cause)
   if (why === 'idle' || why === 'timeout') {
     return new GatewayError('upstream_timeout', 'The upstream stopped sending events mid-stream.', {
       cause,

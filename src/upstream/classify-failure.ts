@@ -16,6 +16,7 @@ export class ClientGoneError extends Error {
 export function classifyUpstreamFailure(error: unknown, exchange: UpstreamExchange): Error {
   const why = exchange.end()
   if (why === 'client') return new ClientGoneError()
+  if (why === 'deadline') return streamDeadlineError(error)
   if (why === 'timeout' || why === 'idle') {
     return new GatewayError('upstream_timeout', 'The upstream did not answer in time.', {
       cause: error,
@@ -24,5 +25,12 @@ export function classifyUpstreamFailure(error: unknown, exchange: UpstreamExchan
   if (GatewayError.isInstance(error)) return error
   return new GatewayError('upstream_unreachable', 'The upstream could not be reached.', {
     cause: error,
+  })
+}
+
+/** The stream reached the gateway's `maxStreamMs`: a timeout, before or after the first byte. */
+export function streamDeadlineError(cause: unknown): GatewayError {
+  return new GatewayError('upstream_timeout', "The stream reached the gateway's time limit.", {
+    cause,
   })
 }

@@ -1,5 +1,5 @@
-/** Why an upstream call was cut short. */
-export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'done'
+/** Why an upstream call was cut short (`deadline`: the stream reached `maxStreamMs`). */
+export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'deadline' | 'done'
 
 /**
  * The lifetime of one upstream call: one `AbortController` that fires when the client goes away,
@@ -20,26 +20,35 @@ export type UpstreamExchange = {
   dispose(): void
 }
 
-/** Opens an exchange tied to the client's signal, with a timeout until the first byte. */
+/**
+ * Opens an exchange tied to the client's signal, with a timeout until the first byte and, when
+ * `deadlineMs` is given, a limit on the whole exchange however busy it is.
+ */
 export function openExchange(
   clientSignal: AbortSignal,
   timeoutMs: number,
   now: () => number,
+  options: { deadlineMs?: number | undefined } = {},
 ): UpstreamExchange {
   const controller = new AbortController()
   let reason: ExchangeEnd | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
+  let deadline: ReturnType<typeof setTimeout> | undefined
   let lastActivity = now()
   const abort = (why: ExchangeEnd) => {
     if (reason !== undefined) return
     reason = why
     if (timer !== undefined) clearTimeout(timer)
+    if (deadline !== undefined) clearTimeout(deadline)
     controller.abort(new DOMException(`Upstream call ended: ${why}`, 'AbortError'))
   }
   const onClientAbort = () => abort('client')
   if (clientSignal.aborted) abort('client')
   else clientSignal.addEventListener('abort', onClientAbort, { once: true })
   timer = setTimeout(() => abort('timeout'), timeoutMs)
+  if (options.deadlineMs !== undefined) {
+    deadline = setTimeout(() => abort('deadline'), options.deadlineMs)
+  }
   return {
     signal: controller.signal,
     end: () => reason,
@@ -60,7 +69,9 @@ export function openExchange(
     abort,
     dispose() {
       if (timer !== undefined) clearTimeout(timer)
+      if (deadline !== undefined) clearTimeout(deadline)
       timer = undefined
+      deadline = undefined
       clientSignal.removeEventListener('abort', onClientAbort)
       if (reason === undefined) reason = 'done'
     },
