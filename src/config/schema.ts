@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
+import { requestIdHeaders } from '../upstream/upstream-headers'
 import type { GroupRegistry } from '../routing/group-registry'
 import type { UpstreamProvider } from '../upstream/provider'
 import type { UsageLedger } from '../usage/usage-ledger'
@@ -176,6 +177,10 @@ const headerName = z
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')
   .transform((name) => name.toLowerCase())
   .refine((name) => !credentialHeaders.has(name), 'credential headers are never forwarded')
+  .refine(
+    (name) => !requestIdHeaders.includes(name),
+    'the gateway sends its own request id in this header',
+  )
 
 const plugin = <T>(method: string, what: string) =>
   z.custom<T>((value) => hasFunction(value, method), `expected a ${what} object`)

@@ -4,6 +4,7 @@ import { classifyUpstreamFailure } from '../upstream/classify-failure'
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamCall, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
+import { setRequestIdHeaders } from '../upstream/upstream-headers'
 
 /**
  * One upstream call that uses no tokens (token counting), so it is neither admitted nor metered:
@@ -19,6 +20,7 @@ export async function callUnmetered(
   call: Omit<UpstreamCall, 'signal' | 'stream'>,
 ): Promise<{ status: number; text: string }> {
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
+  setRequestIdHeaders(call.headers, scope.requestId)
   try {
     // A client that left is never forwarded, whatever the provider does with the signal.
     exchange.signal.throwIfAborted()

@@ -7,6 +7,7 @@ import { ClientGoneError, classifyUpstreamFailure } from '../upstream/classify-f
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
+import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { admit } from '../usage/admit'
 import { startMeteredRequest } from '../usage/metered-request'
 import type { TokenUsage } from '../usage/usage-meter'
@@ -51,6 +52,7 @@ export async function relayCall(
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now, {
     deadlineMs: plan.stream ? runtime.maxStreamMs : undefined,
   })
+  setRequestIdHeaders(plan.headers, scope.requestId)
   try {
     // A client that left while the request waited (key hashing, the meter, a busy loop) is
     // never forwarded upstream, whatever the provider does with an aborted signal.

@@ -11,3 +11,26 @@ export function buildUpstreamHeaders(client: Headers, allowList: readonly string
   }
   return headers
 }
+
+/**
+ * The headers that carry the gateway's request id upstream, so that an upstream's logs can be
+ * matched with the gateway's (`x-request-id` on every answer, `requestId` in events and usage
+ * records): `x-client-request-id`, which OpenAI documents for a caller's own id (and Claude Code
+ * sends to Anthropic), and `x-request-id`, which OpenAI-compatible servers (vLLM) and proxies
+ * (nginx, Envoy) log and echo. The client's own values never replace them: the config refuses
+ * these names in `forwardHeaders`.
+ */
+export const requestIdHeaders: readonly string[] = ['x-client-request-id', 'x-request-id']
+
+/** What OpenAI accepts in `X-Client-Request-Id`: printable ASCII, at most 512 characters. */
+const sendableId = /^[\x21-\x7e]{1,512}$/
+
+/**
+ * Stamps the gateway's request id on an upstream call's headers. An id from a custom `generateId`
+ * that OpenAI would refuse (non-ASCII, over 512 characters) is not sent: correlation is never worth
+ * a failed call.
+ */
+export function setRequestIdHeaders(headers: Headers, requestId: string): void {
+  if (!sendableId.test(requestId)) return
+  for (const name of requestIdHeaders) headers.set(name, requestId)
+}
