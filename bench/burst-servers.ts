@@ -13,6 +13,7 @@ import { burstFrames, burstKey, burstModel, clientIndexOf } from './burst-payloa
 export type BurstChildMessage =
   | { type: 'ready'; url: string }
   | { type: 'arrivals'; arrivals: Array<[index: number, at: number]> }
+  | { type: 'sends'; sends: Array<[index: number, at: number]> }
   | { type: 'lag'; maxMs: number; p99Ms: number; meanMs: number }
 
 const [role, upstreamUrl, sourceDir, maxInFlight] = process.argv.slice(2)
@@ -73,12 +74,15 @@ async function startGateway(): Promise<string> {
       },
     ],
     keys: [{ key: burstKey }],
-    fetch: createNodeFetch(),
+    fetch: stampedFetch(createNodeFetch()),
     // As the CLI does: one log line per request, to a pipe the parent drains.
     onEvent: (event) => console.log(formatRequestLog(event)),
     ...(maxInFlight === undefined ? {} : { maxInFlight: Number(maxInFlight) }),
   } as Parameters<typeof createGateway>[0])
   const served = await serveGateway(gateway, { port: 0, host: '127.0.0.1' })
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'sends') send({ type: 'sends', sends })
+  })
   const delay = monitorEventLoopDelay({ resolution: 10 })
   delay.enable()
   process.on('message', (message: { type: string }) => {
@@ -93,6 +97,16 @@ async function startGateway(): Promise<string> {
     delay.reset()
   })
   return served.url
+}
+
+/** When the gateway started each upstream call, by client: its own decision, free of upstream lag. */
+const sends: Array<[number, number]> = []
+
+function stampedFetch(inner: typeof fetch): typeof fetch {
+  return (input, init) => {
+    if (typeof init?.body === 'string') sends.push([clientIndexOf(init.body), Date.now()])
+    return inner(input, init)
+  }
 }
 
 function listen(server: ReturnType<typeof createServer>): Promise<string> {

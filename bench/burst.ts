@@ -130,13 +130,14 @@ async function round(gateway: string, upstream: ChildProcess, gatewayChild: Chil
   const elapsedMs = Date.now() - startedAt
   const lag = await ask(gatewayChild, 'lag')
   const { arrivals } = await ask(upstream, 'arrivals')
+  const { sends } = await ask(gatewayChild, 'sends')
   const arrivedAt = new Map(arrivals)
-  // Arrivals are stamped by the upstream process, itself busy: a margin tells a request sent long
-  // after its client left from one that crossed its client's departure on the wire.
-  const forwardedAfterLeaving = (marginMs: number) =>
+  const sentAt = new Map(sends)
+  /** Clients that had left (by the wall clock) before the moment `times` holds for them. */
+  const afterLeaving = (times: Map<number, number>) =>
     results.filter((result, index) => {
-      const at = arrivedAt.get(index)
-      return result.leftAt !== undefined && at !== undefined && at > result.leftAt + marginMs
+      const at = times.get(index)
+      return result.leftAt !== undefined && at !== undefined && at > result.leftAt
     }).length
   return {
     clients,
@@ -145,8 +146,11 @@ async function round(gateway: string, upstream: ChildProcess, gatewayChild: Chil
     shed: results.filter((result) => result.status === 503).length,
     left: results.filter((result) => result.leftAt !== undefined).length,
     upstreamCalls: arrivals.length,
-    forwardedAfterClientLeft: forwardedAfterLeaving(0),
-    forwardedOver100msAfterClientLeft: forwardedAfterLeaving(100),
+    // Reached the upstream after the client had left: stamped by the upstream on arrival.
+    forwardedAfterClientLeft: afterLeaving(arrivedAt),
+    // Upstream calls the gateway started (its fetch called) after the client had left by the
+    // wall clock, because it had not seen the departure yet; most are cut before they go out.
+    callsStartedAfterClientLeft: afterLeaving(sentAt),
     loopLagMaxMs: Math.round(lag.maxMs),
     loopLagP99Ms: Math.round(lag.p99Ms),
     loopLagMeanMs: Number(lag.meanMs.toFixed(1)),

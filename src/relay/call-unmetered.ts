@@ -1,6 +1,7 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { readTextWithLimit } from '../http/read-body'
 import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { yieldToIo } from '../internal/yield-to-io'
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamCall, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
@@ -23,6 +24,7 @@ export async function callUnmetered(
   setRequestIdHeaders(call.headers, scope.requestId)
   try {
     // A client that left is never forwarded, whatever the provider does with the signal.
+    await yieldToIo()
     exchange.signal.throwIfAborted()
     const upstream = await provider.send({ ...call, stream: false, signal: exchange.signal })
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol)

@@ -4,6 +4,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { readTextWithLimit } from '../http/read-body'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError, classifyUpstreamFailure } from '../upstream/classify-failure'
+import { yieldToIo } from '../internal/yield-to-io'
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
@@ -55,7 +56,9 @@ export async function relayCall(
   setRequestIdHeaders(plan.headers, scope.requestId)
   try {
     // A client that left while the request waited (key hashing, the meter, a busy loop) is
-    // never forwarded upstream, whatever the provider does with an aborted signal.
+    // never forwarded upstream, whatever the provider does with an aborted signal; one turn of
+    // the event loop first lets a departure the loop has not read yet be seen.
+    await yieldToIo()
     exchange.signal.throwIfAborted()
     const upstream = await plan.provider.send({
       operation: plan.operation,
