@@ -29,6 +29,12 @@ describe('a request URL that does not parse', () => {
       { type: 'error', error: { type: 'invalid_request_error' } },
     ],
     [
+      'a malformed host on the Responses route',
+      'http://x y/v1/responses',
+      post(),
+      { error: { type: 'invalid_request_error' } },
+    ],
+    [
       'a malformed host on a Gemini route',
       'http://[::1/v1beta/models/m:streamGenerateContent?alt=sse',
       post(),
