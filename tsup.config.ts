@@ -30,7 +30,17 @@ export default defineConfig([
     target: 'node20',
     dts: { entry: { 'node/index': 'src/node/index.ts' } },
     sourcemap: true,
-    // `pg` is an optional peer dependency, imported only when a config names Postgres.
-    external: ['zod', 'eventsource-parser', 'model-gateway', 'pg'],
+    // `pg` and `redis` are optional peer dependencies, imported only when a config names them.
+    external: ['zod', 'eventsource-parser', 'model-gateway', 'pg', 'redis'],
+  },
+  {
+    // The Redis usage meter: Web APIs only, over a client the user brings (no driver imported).
+    entry: { 'redis/index': 'src/redis/index.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    sourcemap: true,
+    external: ['zod', 'eventsource-parser', 'model-gateway'],
   },
 ])

@@ -23,6 +23,7 @@ export type GatewayErrorCode =
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'overloaded'
+  | 'unavailable'
   | 'internal'
 
 /** The HTTP status each code gets when the error does not carry an upstream status of its own. */
@@ -40,6 +41,7 @@ const defaultStatus: Record<GatewayErrorCode, number> = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   overloaded: 529,
+  unavailable: 503,
   internal: 500,
 }
 
@@ -97,6 +99,7 @@ export class GatewayError extends Error {
       this.code === 'upstream_unreachable' ||
       this.code === 'upstream_timeout' ||
       this.code === 'overloaded' ||
+      this.code === 'unavailable' ||
       this.code === 'rate_limited' ||
       (this.code === 'upstream_error' && this.status >= 500)
     )

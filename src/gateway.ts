@@ -87,7 +87,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   // Key hashing is asynchronous (Web Crypto); start it now so the first request rarely waits.
   const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid)
   keyStorePromise.catch(() => undefined)
-  const meter = valid.usageMeter ?? createMemoryUsageMeter()
+  const meter = valid.usageMeter ?? createMemoryUsageMeter({ now })
   const responseStore = valid.responseStore ?? createMemoryResponseStore()
   const lifecycle = createGatewayLifecycle(
     [valid.usageLedger, valid.keyStore, meter, responseStore].filter((part) => part !== undefined),

@@ -27,7 +27,16 @@ export type { HttpProviderOptions } from './upstream/http-provider'
 export { createMockProvider } from './upstream/mock-provider'
 export type { MockProviderOptions } from './upstream/mock-provider'
 export type {
+  KeyLimitSettings,
+  BudgetLimitName,
+  LimitName,
+  WindowLimitName,
+} from './usage/key-limits'
+export type {
   KeyUsageSummary,
+  LimitRefusal,
+  LimitState,
+  TokenEstimate,
   Reservation,
   ReserveRequest,
   ReserveResult,

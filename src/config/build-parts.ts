@@ -77,6 +77,7 @@ async function hashEntry(entry: KeyConfig) {
       name: entry.name ?? id,
       groups: entry.groups,
       quota: entry.quota,
+      limits: entry.limits,
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },

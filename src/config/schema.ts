@@ -110,6 +110,19 @@ const group = z.strictObject({
   upstreams: z.array(upstream).min(1, 'a group needs at least one upstream'),
 })
 
+const perMinute = z.number().int().positive().optional()
+const budget = z.number().int().nonnegative().optional()
+
+/** A key's limits (`KeyLimits`): windows of at least 1, budgets of 0 or more (0 refuses all). */
+export const keyLimits = z.strictObject({
+  requestsPerMinute: perMinute,
+  inputTokensPerMinute: perMinute,
+  outputTokensPerMinute: perMinute,
+  concurrency: perMinute,
+  tokensPerDay: budget,
+  tokensPerMonth: budget,
+})
+
 const keyEntry = z
   .strictObject({
     key: z
@@ -125,6 +138,7 @@ const keyEntry = z
     name: z.string().min(1).optional(),
     groups: z.array(z.string().min(1)).optional(),
     quota: z.strictObject({ tokens: z.number().int().nonnegative().optional() }).optional(),
+    limits: keyLimits.optional(),
     disabled: z.boolean().optional(),
     expiresAt: z.iso.datetime({ offset: true }).optional(),
   })
@@ -141,7 +155,10 @@ const milliseconds = z.number().int().nonnegative()
  */
 export const stateConfigSchema = z.strictObject({
   /** Redis URL: the usage meter is shared. */
-  redis: z.string().min(1).optional(),
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')
+    .optional(),
   /** PostgreSQL URL: keys and the usage ledger persist. */
   postgres: z
     .string()
@@ -168,6 +185,18 @@ export const stateConfigSchema = z.strictObject({
       batchSize: z.number().int().positive().optional(),
       maxQueue: z.number().int().positive().optional(),
       drainTimeoutMs: milliseconds.optional(),
+    })
+    .optional(),
+  /** Longest a Redis call may take before the failure policy applies (default 200 ms). */
+  redisTimeoutMs: z.number().int().positive().max(60_000).optional(),
+  /** Lease of a reservation in the shared meter, renewed every third (default 60000 ms). */
+  leaseMs: z.number().int().min(1000).optional(),
+  /** What the shared meter does while Redis does not answer. */
+  onFailure: z
+    .strictObject({
+      budgets: z.enum(['closed', 'open']).optional(),
+      windows: z.enum(['local', 'closed']).optional(),
+      expectedInstances: z.number().int().positive().optional(),
     })
     .optional(),
 })
@@ -245,6 +274,12 @@ export const gatewayConfigSchema = z
       issue(
         ['state', 'postgres'],
         'the core cannot open database connections: use createGatewayWithState() from "model-gateway/node", or pass keyStore and usageLedger from "model-gateway/postgres"',
+      )
+    }
+    if (config.state?.redis !== undefined && config.usageMeter === undefined) {
+      issue(
+        ['state', 'redis'],
+        'the core opens no connections: use createGatewayWithState() from "model-gateway/node" (the CLI does), or pass usageMeter: createRedisUsageMeter({ client }) from "model-gateway/redis"',
       )
     }
     const groupIds = new Set<string>()

@@ -3,18 +3,37 @@ import { readCredential } from '../auth/credentials'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 
 /**
- * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage and remaining quota, and nothing
- * about other keys. Besides our own structure it carries the flat fields CC Switch-style clients
- * read: `isValid`, `planName`, `remaining` (-1 when unlimited) and `unit`.
+ * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage and limits, and nothing about other
+ * keys. The limits come from the meter, so with a shared meter they are the fleet's, not this
+ * instance's. Besides our own structure it carries the flat fields CC Switch-style clients read:
+ * `isValid`, `planName`, `remaining` (the least left of the key's token budgets, -1 when it has
+ * none) and `unit`.
  */
 export async function handleKeyUsage(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<Response> {
   const key = scope.key!
-  const summary = await runtime.meter.summary(key.id)
-  const limit = key.quota?.tokens
-  const remaining = limit === undefined ? null : Math.max(0, limit - summary.totalTokens)
+  const summary = await runtime.meter.summary(key.id, {
+    limits: key.limits,
+    quotaTokens: key.quota?.tokens,
+  })
+  const now = runtime.now()
+  const states = summary.limits ?? []
+  const quota = states.find((state) => state.name === 'quota')
+  const budgets = states.filter((state) => state.used !== undefined)
+  const remaining = budgets.length === 0 ? -1 : Math.min(...budgets.map((state) => state.remaining))
+  const limits: Record<string, unknown> = {}
+  for (const state of states) {
+    if (state.name === 'quota') continue
+    limits[state.name] = {
+      limit: state.limit,
+      ...(state.used === undefined ? {} : { used: state.used, reserved: state.reserved ?? 0 }),
+      remaining: state.remaining,
+      reset_at:
+        state.resetInMs === undefined ? null : new Date(now + state.resetInMs).toISOString(),
+    }
+  }
   return Response.json({
     object: 'usage',
     key: {
@@ -33,14 +52,15 @@ export async function handleKeyUsage(
     },
     quota: {
       unit: 'tokens',
-      limit: limit ?? null,
-      used: summary.totalTokens,
-      reserved: summary.reservedTokens,
-      remaining,
+      limit: quota?.limit ?? null,
+      used: quota?.used ?? summary.totalTokens,
+      reserved: quota?.reserved ?? summary.reservedTokens,
+      remaining: quota?.remaining ?? null,
     },
+    limits,
     isValid: true,
     planName: key.name ?? key.id,
-    remaining: remaining ?? -1,
+    remaining,
     unit: 'tokens',
   })
 }

@@ -9,7 +9,11 @@ import { createPostgresKeyStore, type PostgresKeyStore } from '../postgres/key-s
 import { createPostgresLedger, type PostgresLedger } from '../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../postgres/migrate'
 import { createPgListener } from '../postgres/pg-listener'
+import { createRedisUsageMeter } from '../redis/redis-usage-meter'
+import type { StoreLogger } from '../redis/store-health'
+import type { UsageMeter } from '../usage/usage-meter'
 import { openPostgresPool } from './postgres-pool'
+import { closeNodeRedis, connectNodeRedis, nodeRedisScriptClient } from './redis-connection'
 
 /** Options of `connectState` and `createGatewayWithState`. */
 export type ConnectStateOptions = {
@@ -18,10 +22,16 @@ export type ConnectStateOptions = {
    * database that is behind fails the start with a message to run `model-gateway migrate`.
    */
   migrate?: boolean
+  /** Where the shared meter's loud lines about Redis going away and coming back go (`console`). */
+  logger?: StoreLogger
+  /** How long to wait for Redis at start before serving degraded (default 2000 ms). */
+  redisConnectTimeoutMs?: number
 }
 
 /** The shared-state parts a config's `state` section connected. */
 export type ConnectedState = {
+  /** With `redis`: the usage meter every instance shares. */
+  usageMeter?: UsageMeter
   keyStore?: PostgresKeyStore
   usageLedger?: PostgresLedger
   /** The Postgres client and table names, for the key admin functions. */
@@ -59,13 +69,57 @@ export function readStateConfig(
 }
 
 /**
- * Connects what a config's `state` names: with `postgres`, a `pg` pool (the optional peer
- * dependency, imported only then), the schema migrated (or checked), a key store that listens for
- * key changes, and the usage ledger.
+ * Connects what a config's `state` names:
+ * - with `postgres`, a `pg` pool (the optional peer dependency, imported only then), the schema
+ *   migrated (or checked), a key store that listens for key changes, and the usage ledger;
+ * - with `redis`, a node-redis client (the optional peer dependency `redis`, imported only then)
+ *   and the shared usage meter over it. With both, budgets Redis loses (a restart, a flush) are
+ *   re-seeded from the ledger, after this instance's queued rows are written.
  */
 export async function connectState(
   state: StateConfig | undefined,
   options: ConnectStateOptions = {},
+): Promise<ConnectedState> {
+  const postgres = await connectPostgres(state, options)
+  if (state?.redis === undefined) return postgres
+  let redis
+  try {
+    redis = await connectNodeRedis(state.redis, options.redisConnectTimeoutMs ?? 2000)
+  } catch (error) {
+    await postgres.close()
+    throw error
+  }
+  const ledger = postgres.usageLedger
+  const usageMeter = createRedisUsageMeter({
+    client: nodeRedisScriptClient(redis),
+    prefix: state.prefix,
+    timeoutMs: state.redisTimeoutMs,
+    leaseMs: state.leaseMs,
+    onFailure: state.onFailure,
+    logger: options.logger,
+    reseed:
+      ledger === undefined
+        ? undefined
+        : async (keyId, period) => {
+            // This instance's queued rows first: what is still queued elsewhere (at most one
+            // flush interval of traffic) is the documented bound.
+            await ledger.flush()
+            return ledger.usedSince(keyId, period.startMs)
+          },
+  })
+  return {
+    ...postgres,
+    usageMeter,
+    async close() {
+      await postgres.close()
+      await closeNodeRedis(redis)
+    },
+  }
+}
+
+async function connectPostgres(
+  state: StateConfig | undefined,
+  options: ConnectStateOptions,
 ): Promise<ConnectedState> {
   if (state?.postgres === undefined) return { close: async () => undefined }
   const pool = await openPostgresPool(state.postgres)
@@ -132,6 +186,10 @@ export async function createGatewayWithState(
             keyStore: keyStores.length === 1 ? keyStores[0] : createCompositeKeyStore(keyStores),
           }),
       ...(state.usageLedger === undefined ? {} : { usageLedger: state.usageLedger }),
+      // A meter passed in code wins over the one `state.redis` names.
+      ...(state.usageMeter === undefined || config.usageMeter !== undefined
+        ? {}
+        : { usageMeter: state.usageMeter }),
     })
   } catch (error) {
     await state.close()

@@ -9,9 +9,9 @@ import { openExchange } from '../upstream/exchange'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
-import { admit } from '../usage/admit'
+import { admit, withRateLimitHeaders } from '../usage/admit'
 import { startMeteredRequest } from '../usage/metered-request'
-import type { TokenUsage } from '../usage/usage-meter'
+import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { relaySse } from './relay-sse'
 import type { SseTranslator } from './sse-translator'
 
@@ -23,6 +23,8 @@ export type CallPlan = {
   model: string
   stream: boolean
   estimatedTokens: number
+  /** The same estimate split into input and output, for the per-minute token windows. */
+  estimate: TokenEstimate
   operation: UpstreamOperation
   body: string
   headers: Headers
@@ -42,8 +44,8 @@ export async function relayCall(
   key: KeyRecord,
   plan: CallPlan,
 ): Promise<Response> {
-  const reservation = await admit(runtime, scope, key, { estimatedTokens: plan.estimatedTokens })
-  const metered = startMeteredRequest(runtime, scope, reservation, {
+  const admission = await admit(runtime, scope, key, plan)
+  const metered = startMeteredRequest(runtime, scope, admission.reservation, {
     groupId: plan.route.group.id,
     providerId: plan.provider.id,
     model: plan.model,
@@ -73,7 +75,7 @@ export async function relayCall(
       upstream.headers.get('content-type')?.includes('text/event-stream') === true
     if (plan.stream && isEventStream) {
       scope.eventDeferred = true
-      return await relaySse(upstream, {
+      const streamed = await relaySse(upstream, {
         exchange,
         metered,
         translator: plan.translator(),
@@ -82,15 +84,17 @@ export async function relayCall(
         maxEventBytes: runtime.maxResponseBytes,
         onEnd: (outcome) => scope.complete(200, outcome),
       })
+      return withRateLimitHeaders(streamed, scope, admission, runtime.now())
     }
     const text = await readTextWithLimit(upstream.body, runtime.maxResponseBytes)
     exchange.dispose()
     const answer = plan.answerJson(text)
     metered.finish('ok', upstream.status, answer.usage)
-    return new Response(answer.body, {
+    const response = new Response(answer.body, {
       status: upstream.status,
       headers: { 'content-type': 'application/json' },
     })
+    return withRateLimitHeaders(response, scope, admission, runtime.now())
   } catch (error) {
     scope.eventDeferred = false
     const failure = classifyUpstreamFailure(error, exchange)

@@ -3,7 +3,7 @@ import { parseJson } from '../internal/json'
 import { findTopLevelMembers } from '../internal/json-members'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute, type Route } from '../routing/resolve-route'
-import type { TokenUsage } from '../usage/usage-meter'
+import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
 import type { CommonPlan } from './translated-plan'
 
@@ -42,8 +42,20 @@ export function routeCall(
     provider,
     model: call.model,
     stream: call.stream,
-    estimatedTokens: estimateTokens(call.text) + (call.maxOutputTokens ?? 0),
+    ...estimateCall(call.text, call.maxOutputTokens),
   }
+}
+
+/**
+ * What a call is expected to use: the body's estimate as input, the requested output limit as
+ * output. Budgets hold the total; the per-minute input and output windows each take their part.
+ */
+function estimateCall(
+  text: string,
+  maxOutputTokens: number | undefined,
+): { estimatedTokens: number; estimate: TokenEstimate } {
+  const estimate = { inputTokens: estimateTokens(text), outputTokens: maxOutputTokens ?? 0 }
+  return { estimatedTokens: estimate.inputTokens + estimate.outputTokens, estimate }
 }
 
 /**

@@ -12,7 +12,7 @@ import { translatedStream } from './translated-stream'
 /** The parts of a plan that do not depend on translation. */
 export type CommonPlan = Pick<
   CallPlan,
-  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens'
+  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens' | 'estimate'
 >
 
 /**

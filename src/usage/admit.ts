@@ -1,35 +1,115 @@
 import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { Reservation } from './usage-meter'
+import type { LimitName } from './key-limits'
+import { rateLimitHeaders } from './rate-limit-headers'
+import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from './usage-meter'
+
+/** An admitted request: its reservation, and its key's limits after it was counted. */
+export type Admission = { reservation: Reservation; limits: readonly LimitState[] }
 
 /**
- * Asks the meter to admit a request before any upstream call. A key whose quota is used up gets
- * 429 `insufficient_quota` here, so an exhausted key never costs an upstream call.
+ * Asks the meter to admit a request before any upstream call: every limit of the key in one
+ * atomic step. A refusal never costs an upstream call:
+ * - a spent budget is 429 `insufficient_quota`, with `x-should-retry: false` (the SDKs then do not
+ *   retry) and, for a day or month budget, `retry-after` until the period ends;
+ * - a window or the concurrency limit is 429 `rate_limited`, with `retry-after` and
+ *   `retry-after-ms` (read first by the official SDKs);
+ * - a shared store that cannot be asked, under a fail-closed policy, is 503.
  */
 export async function admit(
   runtime: GatewayRuntime,
   scope: RequestScope,
   key: KeyRecord,
-  request: { estimatedTokens: number },
-): Promise<Reservation> {
+  request: { estimatedTokens: number; estimate: TokenEstimate },
+): Promise<Admission> {
   const result = await runtime.meter.reserve({
     requestId: scope.requestId,
     keyId: key.id,
     quotaTokens: key.quota?.tokens,
+    limits: key.limits,
     estimatedTokens: request.estimatedTokens,
+    estimate: request.estimate,
   })
-  if (result.granted) return result.reservation
-  if (result.reason === 'rate_limited') {
-    throw new GatewayError('rate_limited', 'This API key is over its rate limit.', {
-      headers:
-        result.retryAfterSeconds === undefined
-          ? undefined
-          : { 'retry-after': String(result.retryAfterSeconds) },
-    })
+  if (result.granted) return { reservation: result.reservation, limits: result.limits ?? [] }
+  const headers: Record<string, string> = {}
+  const waitMs =
+    result.refusal?.retryAfterMs ??
+    (result.retryAfterSeconds === undefined ? undefined : result.retryAfterSeconds * 1000)
+  if (waitMs !== undefined) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(waitMs / 1000)))
+    headers['retry-after-ms'] = String(Math.max(0, Math.ceil(waitMs)))
   }
-  throw new GatewayError(
-    'quota_exceeded',
-    'This API key has used up its token quota. See GET /v1/usage.',
-  )
+  switch (result.reason) {
+    case 'rate_limited':
+      throw new GatewayError('rate_limited', rateLimitMessage(result.refusal), { headers })
+    case 'quota_exceeded':
+      throw new GatewayError('quota_exceeded', budgetMessage(result.refusal, runtime.now()), {
+        headers: { ...headers, 'x-should-retry': 'false' },
+      })
+    case 'unavailable':
+      throw new GatewayError(
+        'unavailable',
+        "The usage store is unavailable, so this key's limits cannot be checked. Try again shortly.",
+        { headers: { 'retry-after': headers['retry-after'] ?? '1' } },
+      )
+    default: {
+      const unknown: never = result.reason
+      throw new Error(`Unknown refusal ${String(unknown)}`)
+    }
+  }
+}
+
+/**
+ * Adds the key's rate-limit headers to a successful answer: Anthropic's on messages routes, OpenAI's
+ * elsewhere (Google sends none of its own, and OpenAI's are what generic clients read).
+ */
+export function withRateLimitHeaders(
+  response: Response,
+  scope: RequestScope,
+  admission: Admission,
+  now: number,
+): Response {
+  const style = scope.event.route === 'messages' ? 'anthropic' : 'openai'
+  for (const [name, value] of rateLimitHeaders(admission.limits, style, now)) {
+    response.headers.set(name, value)
+  }
+  return response
+}
+
+const windowWords: Partial<Record<LimitName, string>> = {
+  requestsPerMinute: 'requests per minute (requestsPerMinute)',
+  inputTokensPerMinute: 'input tokens per minute (inputTokensPerMinute)',
+  outputTokensPerMinute: 'output tokens per minute (outputTokensPerMinute)',
+}
+
+function rateLimitMessage(refusal: LimitRefusal | undefined): string {
+  if (refusal === undefined) return 'This API key is over its rate limit.'
+  const wait =
+    refusal.retryAfterMs === undefined ? '' : ` Please try again in ${formatWait(refusal.retryAfterMs)}.`
+  if (refusal.name === 'concurrency') {
+    return `This API key already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
+  }
+  const what = windowWords[refusal.name] ?? refusal.name
+  return `Rate limit reached for ${what}: limit ${refusal.limit}.${wait}`
+}
+
+function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
+  switch (refusal?.name) {
+    case 'tokensPerDay':
+    case 'tokensPerMonth': {
+      const period = refusal.name === 'tokensPerDay' ? 'daily' : 'monthly'
+      const resets =
+        refusal.retryAfterMs === undefined
+          ? ''
+          : ` It resets at ${new Date(now + refusal.retryAfterMs).toISOString()} (UTC).`
+      return `This API key has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
+    }
+    default:
+      return 'This API key has used up its token quota. See GET /v1/usage.'
+  }
+}
+
+function formatWait(ms: number): string {
+  return ms < 1000 ? `${Math.ceil(ms)}ms` : `${Math.ceil(ms / 1000)}s`
 }

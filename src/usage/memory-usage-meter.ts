@@ -1,7 +1,11 @@
+import { planLimits } from './key-limits'
+import { createLocalLimiter } from './local-limiter'
+import { refusalResult } from './refusal'
 import type {
   KeyUsageSummary,
   Reservation,
   ReserveResult,
+  TokenEstimate,
   UsageMeter,
   UsageRecord,
 } from './usage-meter'
@@ -16,23 +20,45 @@ export type MemoryUsageMeter = UsageMeter & {
 export type MemoryUsageMeterOptions = {
   /** How many recent records to keep (default 1000); totals are kept for every request. */
   maxRecords?: number
+  /** The clock of windows, leases and calendar periods (default `Date.now`). */
+  now?: () => number
+  /** A reservation's lease, renewed by the gateway while its request is alive (default 60 s). */
+  leaseMs?: number
+}
+
+type Totals = Omit<KeyUsageSummary, 'reservedTokens' | 'limits'>
+
+/** The default lease of a reservation: the gateway renews it every third while a request lives. */
+export const defaultLeaseMs = 60_000
+
+/** A reservation's estimate, split; a caller that gives only the total has it counted as input. */
+export function estimateOf(request: {
+  estimatedTokens: number
+  estimate?: TokenEstimate | undefined
+}): TokenEstimate {
+  return request.estimate ?? { inputTokens: request.estimatedTokens, outputTokens: 0 }
 }
 
 /**
- * A usage meter in process memory: exact totals per key, and a bounded list of recent records.
- * A quota is refused once used plus in-flight reservations reach it; a request admitted just
- * before that may overshoot by its own usage, which is reported, never hidden.
+ * A usage meter in process memory: exact totals per key, a bounded list of recent records, and
+ * every limit a key has (windows, concurrency, calendar budgets, lifetime quota), checked in one
+ * synchronous step. The rules are those of `createLocalLimiter`; the Redis meter shares them.
  */
 export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): MemoryUsageMeter {
   const maxRecords = options.maxRecords ?? 1000
-  const totals = new Map<string, KeyUsageSummary>()
-  const held = new Map<string, Reservation>()
+  const leaseMs = options.leaseMs ?? defaultLeaseMs
+  const limiter = createLocalLimiter({
+    now: options.now ?? Date.now,
+    leaseMs,
+    doneTtlMs: Math.max(600_000, 2 * leaseMs),
+  })
+  const totals = new Map<string, Totals>()
   // A ring buffer: once full, each record overwrites the oldest without shifting the rest.
   const recent: UsageRecord[] = []
   let oldest = 0
   let nextReservation = 0
 
-  const totalsOf = (keyId: string): KeyUsageSummary => {
+  const totalsOf = (keyId: string): Totals => {
     let summary = totals.get(keyId)
     if (summary === undefined) {
       summary = {
@@ -41,38 +67,38 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         outputTokens: 0,
         cachedInputTokens: 0,
         totalTokens: 0,
-        reservedTokens: 0,
       }
       totals.set(keyId, summary)
     }
     return summary
   }
-  const drop = (reservation: Reservation) => {
-    if (!held.delete(reservation.id)) return
-    totalsOf(reservation.keyId).reservedTokens -= reservation.tokens
-  }
+  const parts = (reservation: Reservation) => ({
+    plan: planLimits(reservation.settings),
+    estimate: reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 },
+  })
 
   return {
     reserve(request): ReserveResult {
-      const summary = totalsOf(request.keyId)
-      if (
-        request.quotaTokens !== undefined &&
-        summary.totalTokens + summary.reservedTokens >= request.quotaTokens
-      ) {
-        return { granted: false, reason: 'quota_exceeded' }
-      }
+      const settings = { limits: request.limits, quotaTokens: request.quotaTokens }
+      const plan = planLimits(settings)
+      const estimate = estimateOf(request)
       nextReservation += 1
-      const reservation = {
-        id: `${request.requestId}#${nextReservation}`,
+      const id = `${request.requestId}#${nextReservation}`
+      const check = limiter.reserve(id, request.keyId, plan, estimate)
+      if (!check.granted) return refusalResult(check.refusals)
+      const reservation: Reservation = {
+        id,
         keyId: request.keyId,
-        tokens: Math.max(0, request.estimatedTokens),
+        tokens: Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens),
+        leaseMs,
+        settings,
+        estimate,
       }
-      held.set(reservation.id, reservation)
-      summary.reservedTokens += reservation.tokens
-      return { granted: true, reservation }
+      return { granted: true, reservation, limits: check.states }
     },
     settle(reservation, record) {
-      drop(reservation)
+      const { plan, estimate } = parts(reservation)
+      if (!limiter.settle(reservation.id, reservation.keyId, plan, estimate, record.usage)) return
       const summary = totalsOf(record.keyId)
       summary.requests += 1
       if (record.usage !== undefined) {
@@ -88,10 +114,18 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       }
     },
     release(reservation) {
-      drop(reservation)
+      limiter.release(reservation.id, reservation.keyId, parts(reservation).plan)
     },
-    summary(keyId) {
-      return { ...totalsOf(keyId) }
+    extend(reservation) {
+      limiter.extend(reservation.id, reservation.keyId)
+    },
+    summary(keyId, settings) {
+      const summary: KeyUsageSummary = {
+        ...totalsOf(keyId),
+        reservedTokens: limiter.reservedTokens(keyId),
+      }
+      if (settings !== undefined) summary.limits = limiter.status(keyId, planLimits(settings))
+      return summary
     },
     records() {
       return [...recent.slice(oldest), ...recent.slice(0, oldest)]

@@ -12,6 +12,10 @@ export type MeteredRequest = {
  * Wraps a reservation so that ok, error and abort paths all settle it once. The meter's promise,
  * if any, goes to `waitUntil` (Workers keep running until it resolves); a failing meter is
  * reported through the request's event, never as an unhandled rejection.
+ *
+ * While the request is alive its lease is renewed every third of the lease (so two renewals can
+ * be lost before it expires); a crashed instance stops renewing, and its capacity comes back when
+ * the lease runs out.
  */
 export function startMeteredRequest(
   runtime: GatewayRuntime,
@@ -26,6 +30,7 @@ export function startMeteredRequest(
   },
 ): MeteredRequest {
   let finished = false
+  const stopRenewing = renewLease(runtime, reservation)
   return {
     get finished() {
       return finished
@@ -33,6 +38,7 @@ export function startMeteredRequest(
     finish(outcome, status, usage) {
       if (finished) return
       finished = true
+      stopRenewing()
       scope.event.usage = usage
       const record = {
         requestId: scope.requestId,
@@ -70,7 +76,26 @@ function writeLedger(runtime: GatewayRuntime, record: UsageRecord): void {
   }
 }
 
+/** Starts renewing a reservation's lease; returns the function that stops it. */
+function renewLease(runtime: GatewayRuntime, reservation: Reservation): () => void {
+  const extend = runtime.meter.extend?.bind(runtime.meter)
+  const leaseMs = reservation.leaseMs
+  if (extend === undefined || leaseMs === undefined || !(leaseMs > 0)) return () => undefined
+  const timer = setInterval(
+    () => {
+      try {
+        const extended = extend(reservation)
+        if (extended instanceof Promise) extended.catch(reportMeterFailure)
+      } catch (error) {
+        reportMeterFailure(error)
+      }
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  )
+  return () => clearInterval(timer)
+}
+
 function reportMeterFailure(error: unknown): void {
   // The response is already on its way; a meter failure must not turn into a crash.
-  console.error('[model-gateway] usage meter failed to settle a request:', error)
+  console.error('[model-gateway] usage meter failed:', error)
 }

@@ -1,4 +1,5 @@
 import type { MaybePromise } from '../internal/maybe-promise'
+import type { KeyLimitSettings, KeyLimits, LimitName } from './key-limits'
 
 /**
  * Token counts exactly as the upstream reported them. `inputTokens` includes cached input, as
@@ -37,23 +38,95 @@ export type UsageRecord = {
   durationMs: number
 }
 
+/** The tokens a request is expected to use, held until it settles. */
+export type TokenEstimate = {
+  /** Input tokens (a conservative count of the prompt). */
+  inputTokens: number
+  /** Output tokens (the request's output limit, or the gateway's default allowance). */
+  outputTokens: number
+}
+
 /** What `reserve` is asked for. */
 export type ReserveRequest = {
   requestId: string
   keyId: string
-  /** The key's total token allowance; `undefined` means unlimited. */
+  /** The key's lifetime token allowance (`quota.tokens`); `undefined` means unlimited. */
   quotaTokens: number | undefined
-  /** A conservative guess of the tokens this request will use, held until it settles. */
+  /** The key's window, concurrency and calendar limits; `undefined` means none. */
+  limits?: KeyLimits | undefined
+  /** A conservative guess of the tokens this request will use: input plus output. */
   estimatedTokens: number
+  /** The same guess, split; meters that enforce per-minute input and output limits read it. */
+  estimate?: TokenEstimate | undefined
 }
 
-/** A held reservation, handed back to `settle` or `release`. */
-export type Reservation = { id: string; keyId: string; tokens: number }
+/**
+ * A held reservation, handed back to `settle`, `release` and `extend`. Plain data, so that a
+ * meter shared between instances can settle a reservation whatever instance made it.
+ */
+export type Reservation = {
+  id: string
+  keyId: string
+  /** Tokens held against the key's budgets. */
+  tokens: number
+  /**
+   * The lease: a reservation that is neither settled, released nor extended within this many
+   * milliseconds frees its capacity (an instance that crashed cannot hold it for ever). The
+   * gateway calls `extend` every third of it while the request is alive. `undefined`: no lease.
+   */
+  leaseMs?: number | undefined
+  /** The limits and estimate the reservation was checked against, for a settle that comes late. */
+  settings?: KeyLimitSettings | undefined
+  estimate?: TokenEstimate | undefined
+}
+
+/**
+ * The state of one limit after a request was admitted, or for `GET /v1/usage`. The rate-limit
+ * headers (`x-ratelimit-*`, `anthropic-ratelimit-*`) are built from it.
+ */
+export type LimitState = {
+  name: LimitName
+  limit: number
+  /** What is left now: requests or tokens, or free concurrency slots. */
+  remaining: number
+  /**
+   * Milliseconds until the limit is whole again: a window refilled, a budget's period over.
+   * `undefined` for concurrency and the lifetime quota, which do not reset.
+   */
+  resetInMs?: number | undefined
+  /** Budgets: tokens used in the period, and held by requests in flight. */
+  used?: number | undefined
+  reserved?: number | undefined
+}
+
+/** A limit that refused a request. */
+export type LimitRefusal = {
+  name: LimitName
+  limit: number
+  /** When a retry can succeed, in milliseconds; `undefined` when waiting cannot help. */
+  retryAfterMs: number | undefined
+}
 
 /** The answer to `reserve`. */
 export type ReserveResult =
-  | { granted: true; reservation: Reservation }
-  | { granted: false; reason: 'quota_exceeded' | 'rate_limited'; retryAfterSeconds?: number }
+  | {
+      granted: true
+      reservation: Reservation
+      /** The key's limits after this request was counted, for the rate-limit headers. */
+      limits?: readonly LimitState[] | undefined
+    }
+  | {
+      granted: false
+      /**
+       * `quota_exceeded`: a budget is spent (429 `insufficient_quota`); `rate_limited`: a window
+       * or the concurrency limit (429 `rate_limit_exceeded`); `unavailable`: the shared store
+       * could not be asked and the policy is to refuse (503).
+       */
+      reason: 'quota_exceeded' | 'rate_limited' | 'unavailable'
+      retryAfterSeconds?: number | undefined
+      /** The limit that refused, with the longest wait when several did. */
+      refusal?: LimitRefusal | undefined
+    }
 
 /** A key's running totals. */
 export type KeyUsageSummary = {
@@ -64,22 +137,32 @@ export type KeyUsageSummary = {
   totalTokens: number
   /** Tokens held by requests still in flight. */
   reservedTokens: number
+  /** The state of each limit the key has, when `summary` was given its settings. */
+  limits?: readonly LimitState[] | undefined
 }
 
 /**
- * Meters usage per key and enforces quota. The flow is reserve → settle (or release):
- * - `reserve` admits a request before any upstream call, holding an estimate so that concurrent
- *   requests cannot all pass on the same remaining quota;
+ * Meters usage per key and enforces its limits. The flow is reserve → settle (or release):
+ * - `reserve` admits a request before any upstream call, checking every limit that applies in one
+ *   atomic step (all or nothing) and holding an estimate, so that concurrent requests cannot all
+ *   pass on the same remaining capacity;
  * - `settle` records what the request really used and drops the hold;
- * - `release` drops the hold of a request that never reached an upstream.
+ * - `release` drops the hold of a request that never reached an upstream;
+ * - `extend` renews the lease of a request still alive (a long stream).
  *
- * Stores shared between instances (Redis, SQL) make each step atomic; `createMemoryUsageMeter` is
- * the built-in single-process one.
+ * `settle` and `release` are idempotent by reservation id: a second settle, a release of an
+ * unknown id and a settle after a release do nothing; a settle that comes after the lease expired
+ * counts its usage once.
+ *
+ * Stores shared between instances (`model-gateway/redis`) make each step atomic;
+ * `createMemoryUsageMeter` is the built-in single-process one.
  */
 export interface UsageMeter {
   reserve(request: ReserveRequest): MaybePromise<ReserveResult>
   settle(reservation: Reservation, record: UsageRecord): MaybePromise<void>
   release(reservation: Reservation): MaybePromise<void>
-  /** The key's totals, for `GET /v1/usage`. */
-  summary(keyId: string): MaybePromise<KeyUsageSummary>
+  /** Renews a reservation's lease; meters without leases leave it out. */
+  extend?(reservation: Reservation): MaybePromise<void>
+  /** The key's totals and, given its settings, the state of each of its limits, for `GET /v1/usage`. */
+  summary(keyId: string, settings?: KeyLimitSettings): MaybePromise<KeyUsageSummary>
 }

@@ -16,6 +16,8 @@ const anthropicErrorTypes: Record<GatewayErrorCode, string> = {
   upstream_unreachable: 'api_error',
   upstream_timeout: 'timeout_error',
   overloaded: 'overloaded_error',
+  // Anthropic has no type of its own for a 503: its SDK reads the status (InternalServerError).
+  unavailable: 'api_error',
   internal: 'api_error',
 }
 

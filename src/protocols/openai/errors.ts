@@ -16,6 +16,7 @@ const openAIErrorNames: Record<GatewayErrorCode, { type: string; code: string | 
   upstream_unreachable: { type: 'server_error', code: 'upstream_unreachable' },
   upstream_timeout: { type: 'server_error', code: 'upstream_timeout' },
   overloaded: { type: 'server_error', code: 'overloaded' },
+  unavailable: { type: 'server_error', code: 'service_unavailable' },
   internal: { type: 'server_error', code: 'internal_error' },
 }
 

@@ -1,0 +1,281 @@
+import {
+  budgetPeriod,
+  budgetPeriodKinds,
+  type BudgetLimitName,
+  type LimitPlan,
+  type WindowLimitName,
+  windowMs,
+} from './key-limits'
+import {
+  bucketCapacity,
+  bucketCost,
+  bucketRemaining,
+  bucketResetMs,
+  bucketWaitMs,
+  refilledLevel,
+  type Bucket,
+} from './token-bucket'
+import type { LimitRefusal, LimitState, TokenEstimate, TokenUsage } from './usage-meter'
+
+/** Options of `createLocalLimiter`. */
+export type LocalLimiterOptions = {
+  now: () => number
+  /** How long a reservation lives without `extend`. */
+  leaseMs: number
+  /** How long a settled or released id is remembered, so that a second settle does nothing. */
+  doneTtlMs: number
+}
+
+/** The outcome of a check: the state of every limit after the hold, or what refused. */
+export type LimitCheck =
+  { granted: true; states: LimitState[] } | { granted: false; refusals: LimitRefusal[] }
+
+type Counter = { periodId: number; spent: number; held: number }
+type Held = {
+  /** Units each window was debited. */
+  windows: Partial<Record<WindowLimitName, number>>
+  budgets: { name: BudgetLimitName; periodId: number; amount: number }[]
+}
+type Live = { held: Held; tokens: number; expiresAt: number }
+type KeyState = {
+  buckets: Map<WindowLimitName, Bucket>
+  budgets: Map<BudgetLimitName, Counter>
+  live: Map<string, Live>
+  /** No lease expires before this instant (a lower bound: extending only moves leases later). */
+  earliestExpiry: number
+}
+
+/** A request's cost in each window. */
+export function windowUnits(name: WindowLimitName, estimate: TokenEstimate): number {
+  switch (name) {
+    case 'requestsPerMinute':
+      return 1
+    case 'inputTokensPerMinute':
+      return estimate.inputTokens
+    case 'outputTokensPerMinute':
+      return estimate.outputTokens
+    default: {
+      const unknown: never = name
+      throw new Error(`Unknown window ${String(unknown)}`)
+    }
+  }
+}
+
+/**
+ * The limit engine of one process: token buckets for the windows, a lease per reservation for
+ * concurrency, and UTC calendar budgets. The memory meter enforces every limit with it; the Redis
+ * meter uses it for the windows when Redis cannot be reached. Every step is synchronous, so each is
+ * atomic within the process. The rules are the Redis scripts' (`src/redis/lua/`):
+ * - a window admits a request when it holds the request's cost (a request larger than the window
+ *   waits for a full one); the cost is debited at once, and corrected at settle by actual −
+ *   estimate (never refunded when the upstream reported no usage);
+ * - a budget admits while anything is left, holding the estimate, but never more than is left: a
+ *   request admitted on the last tokens may overshoot by its actual use beyond its hold;
+ * - concurrency counts live leases; an expired lease frees its holds (its usage, unknown, is not
+ *   counted unless its settle comes later).
+ */
+export function createLocalLimiter(options: LocalLimiterOptions) {
+  const { now, leaseMs, doneTtlMs } = options
+  const keys = new Map<string, KeyState>()
+  // Insertion order is expiry order (one TTL for all), so pruning stops at the first live entry.
+  const done = new Map<string, number>()
+
+  const stateOf = (keyId: string): KeyState => {
+    let state = keys.get(keyId)
+    if (state === undefined) {
+      state = { buckets: new Map(), budgets: new Map(), live: new Map(), earliestExpiry: Infinity }
+      keys.set(keyId, state)
+    }
+    return state
+  }
+  const counterOf = (state: KeyState, name: BudgetLimitName, at: number): Counter => {
+    const periodId = budgetPeriod(budgetPeriodKinds[name], at).id
+    let counter = state.budgets.get(name)
+    if (counter === undefined || counter.periodId !== periodId) {
+      // A new period starts empty: holds of the old one are not carried over.
+      counter = { periodId, spent: 0, held: 0 }
+      state.budgets.set(name, counter)
+    }
+    return counter
+  }
+  const dropHolds = (state: KeyState, held: Held, at: number) => {
+    for (const hold of held.budgets) {
+      const counter = counterOf(state, hold.name, at)
+      if (counter.periodId === hold.periodId) counter.held = Math.max(0, counter.held - hold.amount)
+    }
+  }
+  const prune = (state: KeyState, at: number) => {
+    for (const [id, forgetAt] of done) {
+      if (forgetAt > at) break
+      done.delete(id)
+    }
+    if (at < state.earliestExpiry) return
+    let earliest = Infinity
+    for (const [id, live] of state.live) {
+      if (live.expiresAt <= at) {
+        dropHolds(state, live.held, at)
+        state.live.delete(id)
+      } else earliest = Math.min(earliest, live.expiresAt)
+    }
+    state.earliestExpiry = earliest
+  }
+  const adjustBucket = (
+    state: KeyState,
+    name: WindowLimitName,
+    limit: number,
+    by: number,
+    at: number,
+  ) => {
+    const level = refilledLevel(state.buckets.get(name), limit, at)
+    state.buckets.set(name, { level: Math.min(bucketCapacity(limit), level + by), updatedAt: at })
+  }
+
+  const states = (state: KeyState, plan: LimitPlan, at: number): LimitState[] => {
+    const result: LimitState[] = []
+    for (const { name, limit } of plan.windows) {
+      const level = refilledLevel(state.buckets.get(name), limit, at)
+      result.push({
+        name,
+        limit,
+        remaining: bucketRemaining(level),
+        resetInMs: bucketResetMs(level, limit),
+      })
+    }
+    if (plan.concurrency !== undefined) {
+      const remaining = Math.max(0, plan.concurrency - state.live.size)
+      result.push({ name: 'concurrency', limit: plan.concurrency, remaining })
+    }
+    for (const { name, limit } of plan.budgets) {
+      const counter = counterOf(state, name, at)
+      const period = budgetPeriod(budgetPeriodKinds[name], at)
+      result.push({
+        name,
+        limit,
+        remaining: Math.max(0, limit - counter.spent - counter.held),
+        resetInMs: period.endMs === undefined ? undefined : period.endMs - at,
+        used: counter.spent,
+        reserved: counter.held,
+      })
+    }
+    return result
+  }
+
+  return {
+    /** Checks every limit of the plan and, only if all pass, holds the request's share of each. */
+    reserve(id: string, keyId: string, plan: LimitPlan, estimate: TokenEstimate): LimitCheck {
+      const at = now()
+      const state = stateOf(keyId)
+      prune(state, at)
+      const refusals: LimitRefusal[] = []
+      if (plan.concurrency !== undefined && state.live.size >= plan.concurrency) {
+        // When a slot frees is unknown; a second is a short, honest hint.
+        refusals.push({ name: 'concurrency', limit: plan.concurrency, retryAfterMs: 1000 })
+      }
+      const debits: Held['windows'] = {}
+      for (const { name, limit } of plan.windows) {
+        const level = refilledLevel(state.buckets.get(name), limit, at)
+        const cost = bucketCost(windowUnits(name, estimate), limit)
+        if (level < cost) {
+          refusals.push({ name, limit, retryAfterMs: bucketWaitMs(level, cost, limit) })
+        } else debits[name] = cost
+      }
+      const total = Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens)
+      const holds: Held['budgets'] = []
+      for (const { name, limit } of plan.budgets) {
+        const counter = counterOf(state, name, at)
+        const left = limit - counter.spent - counter.held
+        if (left <= 0) {
+          const end = budgetPeriod(budgetPeriodKinds[name], at).endMs
+          refusals.push({ name, limit, retryAfterMs: end === undefined ? undefined : end - at })
+        } else holds.push({ name, periodId: counter.periodId, amount: Math.min(total, left) })
+      }
+      if (refusals.length > 0) return { granted: false, refusals }
+
+      for (const { name, limit } of plan.windows)
+        adjustBucket(state, name, limit, -debits[name]!, at)
+      for (const hold of holds) counterOf(state, hold.name, at).held += hold.amount
+      const expiresAt = at + leaseMs
+      state.live.set(id, { held: { windows: debits, budgets: holds }, tokens: total, expiresAt })
+      state.earliestExpiry = Math.min(state.earliestExpiry, expiresAt)
+      return { granted: true, states: states(state, plan, at) }
+    },
+
+    /**
+     * Counts a request's usage once: drops its holds (if its lease is still live), corrects the
+     * token windows by actual − estimate, adds the total to every budget. `false` for an id
+     * already settled or released.
+     */
+    settle(
+      id: string,
+      keyId: string,
+      plan: LimitPlan,
+      estimate: TokenEstimate,
+      usage: TokenUsage | undefined,
+    ): boolean {
+      const at = now()
+      const state = stateOf(keyId)
+      prune(state, at)
+      if (done.has(id)) return false
+      const live = state.live.get(id)
+      if (live !== undefined) {
+        dropHolds(state, live.held, at)
+        state.live.delete(id)
+      }
+      done.set(id, at + doneTtlMs)
+      if (usage === undefined) return true
+      for (const { name, limit } of plan.windows) {
+        if (name === 'requestsPerMinute') continue
+        // A late settle's debit was made at reserve and never refunded: it was the estimate.
+        const debited = live?.held.windows[name] ?? bucketCost(windowUnits(name, estimate), limit)
+        const actual = name === 'inputTokensPerMinute' ? usage.inputTokens : usage.outputTokens
+        adjustBucket(state, name, limit, debited - actual * windowMs, at)
+      }
+      for (const { name } of plan.budgets) counterOf(state, name, at).spent += usage.totalTokens
+      return true
+    },
+
+    /** Drops a live reservation's holds and refunds its window debits; unknown ids do nothing. */
+    release(id: string, keyId: string, plan: LimitPlan): void {
+      const at = now()
+      const state = stateOf(keyId)
+      prune(state, at)
+      const live = state.live.get(id)
+      if (live === undefined || done.has(id)) return
+      dropHolds(state, live.held, at)
+      for (const { name, limit } of plan.windows) {
+        adjustBucket(state, name, limit, live.held.windows[name] ?? 0, at)
+      }
+      state.live.delete(id)
+      done.set(id, at + doneTtlMs)
+    },
+
+    /** Renews a live lease; `false` when it already expired. */
+    extend(id: string, keyId: string): boolean {
+      const live = keys.get(keyId)?.live.get(id)
+      if (live === undefined) return false
+      live.expiresAt = now() + leaseMs
+      return true
+    },
+
+    /** The tokens that the key's live reservations estimated, together. */
+    reservedTokens(keyId: string): number {
+      const state = keys.get(keyId)
+      if (state === undefined) return 0
+      prune(state, now())
+      let tokens = 0
+      for (const live of state.live.values()) tokens += live.tokens
+      return tokens
+    },
+
+    /** The state of every limit of the plan, changing nothing but expired leases. */
+    status(keyId: string, plan: LimitPlan): LimitState[] {
+      const at = now()
+      const state = stateOf(keyId)
+      prune(state, at)
+      return states(state, plan, at)
+    },
+  }
+}
+
+/** A limit engine of one process. */
+export type LocalLimiter = ReturnType<typeof createLocalLimiter>

@@ -1,0 +1,33 @@
+import { budgetLimitNames, type LimitName } from './key-limits'
+import type { LimitRefusal, ReserveResult } from './usage-meter'
+
+const budgets = new Set<LimitName>(budgetLimitNames)
+
+/**
+ * The refusal a meter answers when limits refused a request. A spent budget wins over a window
+ * (retrying soon cannot help it), and among several the longest wait is the one to report: every
+ * limit must pass for the request to pass.
+ */
+export function refusalResult(refusals: readonly LimitRefusal[]): ReserveResult {
+  const spent = refusals.filter((refusal) => budgets.has(refusal.name))
+  const candidates = spent.length > 0 ? spent : refusals
+  let chosen = candidates[0]!
+  for (const refusal of candidates) {
+    if (refusal.retryAfterMs === undefined) {
+      chosen = refusal
+      break
+    }
+    if (chosen.retryAfterMs !== undefined && refusal.retryAfterMs > chosen.retryAfterMs) {
+      chosen = refusal
+    }
+  }
+  return {
+    granted: false,
+    reason: spent.length > 0 ? 'quota_exceeded' : 'rate_limited',
+    retryAfterSeconds:
+      chosen.retryAfterMs === undefined
+        ? undefined
+        : Math.max(1, Math.ceil(chosen.retryAfterMs / 1000)),
+    refusal: chosen,
+  }
+}
