@@ -76,6 +76,7 @@ export type RedisUsageMeterOptions = {
 }
 
 class ReseedError extends Error {}
+type SeedEntry = { done: Promise<void>; at: number }
 
 const unavailable: ReserveResult = { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
 const noUsage = [0, 0, 0, 0, 0]
@@ -124,7 +125,9 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
   })
   const local = createLocalLimiter({ now, leaseMs, doneTtlMs })
   const localIds = new Set<string>()
-  const seeding = new Map<string, Promise<void>>()
+  // Seeds in flight or just done, by key, kind and period: the requests that asked together
+  // (after a flush, all of a key's requests do) share one `reseed` call.
+  const seeding = new Map<string, SeedEntry>()
 
   const run = async (
     script: RedisScript,
@@ -153,47 +156,65 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     return { plan, estimate, context: contextOf(plan, reservation.id, estimate) }
   }
 
-  /** Seeds the budgets a reply names from `reseed`, once per key, kind and period at a time. */
-  const seedBudgets = async (keyId: string, reply: number[], context: ScriptContext) => {
+  /** Asks `reseed` what a key used in a period, bounded by its timeout. */
+  const usedInPeriod = async (keyId: string, kind: BudgetPeriodKind, startMs: number) => {
     const reseed = options.reseed
     if (reseed === undefined) throw new Error('The Redis usage script asked for a seed.')
-    await Promise.all(
+    if (!seedHealth.shouldTry()) throw new ReseedError('the re-seed source is not answering')
+    try {
+      const used = await withTimeout(reseed(keyId, { kind, startMs }), reseedTimeoutMs)
+      seedHealth.succeeded()
+      return Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
+    } catch (error) {
+      seedHealth.failed(error)
+      throw new ReseedError('re-seeding failed', { cause: error })
+    }
+  }
+
+  /**
+   * Seeds the budgets a reply names. Requests asking at the same time (after a flush, all of a
+   * key's requests do) share one `reseed` call: a seed started in the last 5 s is joined, unless
+   * this request already waited for it and still found the budget missing (flushed again).
+   */
+  const seedBudgets = (
+    keyId: string,
+    reply: number[],
+    context: ScriptContext,
+    waited: Set<SeedEntry>,
+  ) =>
+    Promise.all(
       parseSeedKinds(reply).map((kind) => {
         const period = budgetPeriod(kind, reply[1]!)
         const slot = `${keyId}\u0000${kind}\u0000${period.id}`
-        let pending = seeding.get(slot)
-        if (pending === undefined) {
-          pending = (async () => {
-            if (!seedHealth.shouldTry()) throw new ReseedError('the re-seed source is down')
-            let used: number
-            try {
-              used = await withTimeout(
-                reseed(keyId, { kind, startMs: period.startMs }),
-                reseedTimeoutMs,
-              )
-              seedHealth.succeeded()
-            } catch (error) {
-              seedHealth.failed(error)
-              throw new ReseedError('re-seeding failed', { cause: error })
-            }
-            const tokens = Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
-            await run(usageScripts.seed, keyId, context, budgetKindIndex(kind), period.id, tokens)
-          })().finally(() => seeding.delete(slot))
-          seeding.set(slot, pending)
+        const recent = seeding.get(slot)
+        if (recent !== undefined && !waited.has(recent) && now() - recent.at < 5000) {
+          waited.add(recent)
+          return recent.done
         }
-        return pending
+        if (seeding.size > 1000) {
+          for (const [old, entry] of seeding) if (now() - entry.at >= 5000) seeding.delete(old)
+        }
+        const done = usedInPeriod(keyId, kind, period.startMs).then(async (tokens) => {
+          await run(usageScripts.seed, keyId, context, budgetKindIndex(kind), period.id, tokens)
+        })
+        // A failed seed is forgotten at once, so the next request tries again.
+        done.catch(() => seeding.delete(slot))
+        const entry = { done, at: now() }
+        seeding.set(slot, entry)
+        waited.add(entry)
+        return done
       }),
     )
-  }
 
   /** Runs a script that may ask for budgets to be seeded first, seeding and retrying. */
   const runSeeded = async (script: RedisScript, keyId: string, context: ScriptContext) => {
+    const waited = new Set<SeedEntry>()
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const reply = await run(script, keyId, context)
       if (reply[0] !== 2) return reply
-      await seedBudgets(keyId, reply, context)
+      await seedBudgets(keyId, reply, context, waited)
     }
-    throw new Error('Budgets were still missing after seeding them.')
+    throw new ReseedError('Budgets were still missing after seeding them.')
   }
 
   const reserveLocally = (

@@ -118,6 +118,11 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult
     expect(refused.reason).toMatchObject({ status: 429, code: 'insufficient_quota' })
     const used = admitted.reduce((sum, answer) => sum + answer.usage!.total_tokens, 0)
+    // Settles finish off the request path, on either instance's Redis connection.
+    await vi.waitFor(async () => {
+      const usage = await usageOf(limited.urls[0], limitedKeys.day)
+      expect(usage['limits']['tokensPerDay']).toMatchObject({ used, reserved: 0 })
+    })
     const after = await usageOf(limited.urls[0], limitedKeys.day)
     expect(after['limits']['tokensPerDay']).toMatchObject({
       used,
@@ -256,6 +261,9 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
       model: 'gpt-test',
       messages: hello,
       max_tokens: 10,
+    })
+    await vi.waitFor(async () => {
+      expect((await usageOf(limited.urls[1], limitedKeys.mixed))['usage']['requests']).toBe(1)
     })
     const usage = await usageOf(limited.urls[1], limitedKeys.mixed)
     const total = usage['usage']['total_tokens'] as number

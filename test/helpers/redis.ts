@@ -77,3 +77,50 @@ export async function deletePrefix(redis: TestRedis, prefix: string): Promise<nu
   }
   return deleted
 }
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        resolve(typeof address === 'object' && address !== null ? address.port : 0),
+      )
+    })
+  })
+}
+
+/**
+ * A Redis server of the test's own, on a free port, that the test may kill and start again (the
+ * machine's shared Redis must never be stopped: other runs use it). No persistence, so a restart
+ * comes back empty, as a Redis without persistence does.
+ */
+export async function startPrivateRedis() {
+  const { spawn } = await import('node:child_process')
+  const port = await freePort()
+  const url = `redis://127.0.0.1:${port}`
+  let child: ReturnType<typeof spawn> | undefined
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    )
+    for (let attempt = 0; attempt < 100 && !(await answers(url)); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  const stop = async () => {
+    const running = child
+    child = undefined
+    if (running === undefined || running.exitCode !== null) return
+    const exited = new Promise((resolve) => running.once('exit', resolve))
+    running.kill('SIGKILL')
+    await exited
+  }
+  await start()
+  return { url, port, start, stop }
+}
