@@ -14,6 +14,8 @@
  * rounds go round-robin over the targets and report medians) --no-breakdown
  * --quick (4 s cases, 1 s warm-ups, global fetch and createNodeFetch only)
  * --profile (CPU profiles of the gateway processes in bench/results/profiles/)
+ * --redis <url> (redis://127.0.0.1:6379: the usage meter's latency with Redis) --no-meter
+ * --meter-only (only the usage meter's latency, in process: about 20 s)
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, totalmem } from 'node:os'
@@ -29,6 +31,7 @@ import {
 } from './cases'
 import { startTarget, type Target } from './child'
 import { measureCosts, type Cost } from './cost-breakdown'
+import { measureMeterLatency, type MeterLatency } from './meter-latency'
 import { runLoad } from './load'
 import { cpuSplit, fixed, formatTable, loadTable } from './report'
 import { transportLabels, type TransportName } from './transports'
@@ -53,6 +56,9 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     'no-breakdown': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    'no-meter': { type: 'boolean', default: false },
+    'meter-only': { type: 'boolean', default: false },
   },
 })
 const durationS = flags.quick ? 4 : Number(flags.duration)
@@ -71,7 +77,8 @@ const targets = 2 + transports.length
 const plannedS =
   rounds * targets * formats.length * (warmupS + durationS) +
   (targets - 1) * formats.length * unloadedS +
-  (flags['no-breakdown'] ? 0 : 6)
+  (flags['no-breakdown'] ? 0 : 6) +
+  (flags['no-meter'] ? 0 : 30)
 const resultsDir = new URL('./results/', import.meta.url)
 const benchStartedAt = performance.now()
 
@@ -82,10 +89,50 @@ function progress(what: string): void {
 }
 const running = new Set<Target>()
 
+/** The usage meter's latency, memory and Redis; `undefined` (with a line saying why) without Redis. */
+async function meterSection(): Promise<MeterLatency[] | undefined> {
+  progress(`usage meter latency, in process, Redis at ${flags.redis}`)
+  try {
+    return await measureMeterLatency(flags.redis)
+  } catch (error) {
+    console.log(
+      `\nUsage meter: not measured (${(error as Error).message}); start Redis or pass --redis <url>.`,
+    )
+    return undefined
+  }
+}
+
+function printMeter(latencies: readonly MeterLatency[]): void {
+  console.log('\nUsage meter, in process (Redis on loopback), every limit set on the key')
+  console.log(
+    formatTable(
+      ['meter', 'operation', 'callers', 'p50 µs', 'p99 µs', 'mean µs', 'ops/s'],
+      latencies.map((row) => [
+        row.meter,
+        row.operation,
+        String(row.concurrency),
+        fixed(row.p50, 0),
+        fixed(row.p99, 0),
+        fixed(row.mean, 0),
+        fixed(row.perSecond, 0),
+      ]),
+    ),
+  )
+}
+
 async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
   const machine = `Node ${process.version}, ${availableParallelism()} CPUs (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${process.platform}/${process.arch}`
   console.log(`model-gateway bench: ${machine}`)
+  if (flags['meter-only']) {
+    const meter = await meterSection()
+    if (meter !== undefined) printMeter(meter)
+    await mkdir(resultsDir, { recursive: true })
+    const report = { date: new Date().toISOString(), machine, meter }
+    await writeFile(new URL('meter.json', resultsDir), `${JSON.stringify(report, null, 2)}\n`)
+    console.log('Results written to bench/results/meter.json')
+    return
+  }
   console.log(
     `autocannon, ${connections} connections, ${warmupS} s warm-up + ${durationS} s per case${rounds > 1 ? `, median of ${rounds} rounds` : ''}; about ${Math.ceil(plannedS)} s in all.`,
   )
@@ -149,6 +196,7 @@ async function main(): Promise<void> {
     progress('per-request cost breakdown, in process')
     costs = await measureCosts()
   }
+  const meter = flags['no-meter'] ? undefined : await meterSection()
 
   console.log(`\nLoaded: ${connections} connections, ${durationS} s per case`)
   console.log(loadTable(loaded, true))
@@ -172,6 +220,7 @@ async function main(): Promise<void> {
       ),
     )
   }
+  if (meter !== undefined) printMeter(meter)
   console.log(
     '\nΔ columns: gateway minus bare relay, same format. CPU µs/req: CPU time of the target process alone (user + system) per completed request.',
   )
@@ -184,6 +233,7 @@ async function main(): Promise<void> {
     loaded,
     unloaded,
     costs,
+    meter,
   }
   await writeFile(new URL('latest.json', resultsDir), `${JSON.stringify(report, null, 2)}\n`)
   console.log('Results written to bench/results/latest.json')

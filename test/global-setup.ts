@@ -10,6 +10,8 @@ const outputs = [
   'dist/node/index.js',
   'dist/node/index.d.ts',
   'dist/postgres/index.js',
+  'dist/redis/index.js',
+  'dist/redis/index.cjs',
 ]
 const inputs = ['src', 'package.json', 'tsup.config.ts']
 

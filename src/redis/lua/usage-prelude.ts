@@ -145,19 +145,20 @@ end
 
 local function live_count() return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') end
 
-local function touch_leases()
-  local ttl = lease_ms + done_ttl
-  for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+-- An idle API key's lease, reservation and done keys expire on their own.
+local function touch(first, last)
+  for i = first, last do redis.call('PEXPIRE', KEYS[i], lease_ms + done_ttl) end
 end
 
 -- The state of every configured limit: {now, rpm remaining, reset, itpm…, otpm…, free slots,
--- day spent, held, month spent, held, life spent, held}, -1 where a limit is not set.
-local function status(budgets)
+-- day spent, held, month spent, held, life spent, held}, -1 where a limit is not set. \`levels\`
+-- and \`live\` may pass what the caller already knows, to spare reading it again.
+local function status(budgets, levels, live)
   local out = { now }
   for w = 1, 3 do
     local limit = limits[w]
     if limit > 0 then
-      local level = bucket_level(KEYS[3 + w], limit)
+      local level = levels and levels[w] or bucket_level(KEYS[3 + w], limit)
       out[#out + 1] = bucket_remaining(level)
       out[#out + 1] = bucket_reset(level, limit)
     else
@@ -165,7 +166,7 @@ local function status(budgets)
       out[#out + 1] = -1
     end
   end
-  out[#out + 1] = limits[4] > 0 and math.max(0, limits[4] - live_count()) or -1
+  out[#out + 1] = limits[4] > 0 and math.max(0, limits[4] - (live or live_count())) or -1
   for k = 1, 3 do
     local b = budgets[k]
     out[#out + 1] = b and b.s or -1

@@ -22,7 +22,8 @@ local function refuse(index, wait)
   refusals[#refusals + 1] = index
   refusals[#refusals + 1] = wait
 end
-if limits[4] > 0 and live_count() >= limits[4] then refuse(4, 1000) end
+local live = limits[4] > 0 and live_count() or 0
+if limits[4] > 0 and live >= limits[4] then refuse(4, 1000) end
 local units = { 1, est_in, est_out }
 local debits, levels = { 0, 0, 0 }, {}
 for w = 1, 3 do
@@ -52,7 +53,10 @@ for k = 1, 3 do
 end
 if #refusals > 0 then return { 0, now, unpack(refusals) } end
 for w = 1, 3 do
-  if limits[w] > 0 then bucket_write(KEYS[3 + w], limits[w], levels[w] - debits[w]) end
+  if limits[w] > 0 then
+    levels[w] = math.min(limits[w] * W, levels[w] - debits[w])
+    bucket_write(KEYS[3 + w], limits[w], levels[w])
+  end
 end
 for k = 1, 3 do
   local b = budgets[k]
@@ -67,8 +71,8 @@ redis.call('HSET', KEYS[2], id, table.concat({ S(debits[1]), S(debits[2]), S(deb
   S(day_pid), S(holds[1]), S(month_pid), S(holds[2]), S(holds[3]), S(total) }, ' '))
 redis.call('ZADD', KEYS[1], now + lease_ms, id)
 redis.call('HINCRBY', KEYS[10], 'reserved', S(total))
-touch_leases()
-return { 1, unpack(status(budgets)) }
+touch(1, 3)
+return { 1, unpack(status(budgets, levels, live + 1)) }
 `
 
 /**
@@ -118,7 +122,7 @@ if has_usage then
   end
 end
 redis.call('ZADD', KEYS[3], now + done_ttl, id)
-touch_leases()
+touch(3, 3)
 return 1
 `
 
@@ -140,7 +144,7 @@ redis.call('HINCRBY', KEYS[10], 'reserved', S(-f[9]))
 redis.call('HDEL', KEYS[2], id)
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZADD', KEYS[3], now + done_ttl, id)
-touch_leases()
+touch(3, 3)
 return 1
 `
 
@@ -149,7 +153,7 @@ const extendBody = `
 prune()
 if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
 redis.call('ZADD', KEYS[1], 'XX', now + lease_ms, id)
-touch_leases()
+touch(1, 2)
 return 1
 `
 
