@@ -16,6 +16,8 @@ async function start(kind: MeterKind): Promise<Limited> {
 }
 
 const hello = [{ role: 'user' as const, content: 'Hello' }]
+/** How long to wait for work that finishes off the request path (generous: CI machines are shared). */
+const eventually = { timeout: 10_000, interval: 20 }
 const openai = (url: string, apiKey: string, maxRetries = 0) =>
   new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries })
 const anthropic = (url: string, apiKey: string) =>
@@ -70,8 +72,8 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     // All in flight at once: a settled request would give back the output it did not use.
     limited.upstream.shut()
     const pending = burst(limited, limitedKeys.otpm, 30, { max_tokens: 100 })
-    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30))
-    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(10))
+    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30), eventually)
+    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(10), eventually)
     limited.upstream.open()
     const results = await pending
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10)
@@ -83,8 +85,8 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     const limited = await start(kind)
     limited.upstream.shut()
     const pending = burst(limited, limitedKeys.concurrency, 10)
-    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(10))
-    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(3))
+    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(10), eventually)
+    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(3), eventually)
     limited.upstream.open()
     const results = await pending
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3)
@@ -102,11 +104,11 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     const limited = await start(kind)
     limited.upstream.shut()
     const pending = burst(limited, limitedKeys.day, 30, { max_tokens: 100 })
-    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30))
+    await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30), eventually)
     const estimate = limited.reserves()[0]!.estimatedTokens
     expect(limited.reserves().every((request) => request.estimatedTokens === estimate)).toBe(true)
     const expected = Math.ceil(1000 / estimate)
-    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(expected))
+    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(expected), eventually)
     const held = (await usageOf(limited.urls[1], limitedKeys.day))['limits']['tokensPerDay']
     expect(held).toMatchObject({ limit: 1000, used: 0, reserved: 1000, remaining: 0 })
     limited.upstream.open()
@@ -122,7 +124,7 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     await vi.waitFor(async () => {
       const usage = await usageOf(limited.urls[0], limitedKeys.day)
       expect(usage['limits']['tokensPerDay']).toMatchObject({ used, reserved: 0 })
-    })
+    }, eventually)
     const after = await usageOf(limited.urls[0], limitedKeys.day)
     expect(after['limits']['tokensPerDay']).toMatchObject({
       used,
@@ -162,7 +164,7 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
       messages: hello,
       max_tokens: 4000,
     })
-    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(1))
+    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(1), eventually)
     const error = (await openai(limited.urls[1], limitedKeys.day)
       .chat.completions.create({ model: 'gpt-test', messages: hello })
       .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>
@@ -264,7 +266,7 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     })
     await vi.waitFor(async () => {
       expect((await usageOf(limited.urls[1], limitedKeys.mixed))['usage']['requests']).toBe(1)
-    })
+    }, eventually)
     const usage = await usageOf(limited.urls[1], limitedKeys.mixed)
     const total = usage['usage']['total_tokens'] as number
     expect(total).toBeGreaterThan(0)

@@ -28,6 +28,8 @@ const keyConfigs: GatewayConfig['keys'] = [
   { key: keys.windows, id: 'windows', limits: { requestsPerMinute: 10 } },
 ]
 const hello = [{ role: 'user' as const, content: 'Hello' }]
+/** How long to wait for work that finishes off the request path (generous: CI machines are shared). */
+const eventually = { timeout: 10_000, interval: 20 }
 const timeoutMs = 250
 
 const cleanups: (() => Promise<void>)[] = []
@@ -225,7 +227,7 @@ describe('when Redis does not answer', () => {
     // Requests in flight when Redis dies: reserved, then settled while it is down.
     gateway.upstream.shut()
     const inFlight = Promise.all(Array.from({ length: 4 }, call))
-    await vi.waitFor(() => expect(gateway.upstream.calls()).toBe(10))
+    await vi.waitFor(() => expect(gateway.upstream.calls()).toBe(10), eventually)
     await server.stop()
     const seedsBefore = gateway.ledger.reseeds.length
     const refused = await settle(
@@ -248,7 +250,7 @@ describe('when Redis does not answer', () => {
     )
     await Promise.all(Array.from({ length: 5 }, call))
     // Settles run after the answers (off the request path): wait for the last ledger rows.
-    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(used.length))
+    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(used.length), eventually)
     const sum = used.reduce((total, tokens) => total + tokens, 0)
     expect(gateway.ledger.total('budget')).toBe(sum)
     const usage = await fetch(`${gateway.url}/v1/usage`, {
@@ -280,11 +282,11 @@ describe('when Redis does not answer', () => {
           .total_tokens,
       )
     await Promise.all(Array.from({ length: 5 }, call))
-    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(5))
+    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(5), eventually)
     const seedsBefore = gateway.ledger.reseeds.length
     expect(await deletePrefix(redis, gateway.prefix)).toBeGreaterThan(0)
     await Promise.all(Array.from({ length: 20 }, call))
-    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(25))
+    await vi.waitFor(() => expect(gateway.ledger.rows).toHaveLength(25), eventually)
     const sum = totals.reduce((total, tokens) => total + tokens, 0)
     const usage = await fetch(`${gateway.url}/v1/usage`, {
       headers: { authorization: `Bearer ${keys.budget}` },
