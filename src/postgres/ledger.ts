@@ -183,17 +183,21 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
 
   /** Writes batches until the queue is empty or one fails; one writer at a time. */
   const drainOnce = (): Promise<boolean> => {
-    writing ??= (async () => {
-      try {
-        while (queue.length > 0) {
-          if (!(await writeBatch())) return false
-        }
-        return true
-      } finally {
-        writing = undefined
+    if (writing !== undefined) return writing
+    const current = (async () => {
+      while (queue.length > 0) {
+        if (!(await writeBatch())) return false
       }
+      return true
     })()
-    return writing
+    writing = current
+    // Cleared once settled, never before it is set: on an empty queue the body above finishes
+    // synchronously, and a `finally` inside it would run before this assignment, leaving a
+    // settled promise that every later drain would return without writing.
+    void current.finally(() => {
+      if (writing === current) writing = undefined
+    })
+    return current
   }
 
   const flush = async (): Promise<void> => {

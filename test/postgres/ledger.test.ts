@@ -131,6 +131,18 @@ describe('Postgres usage ledger', () => {
     ])
   })
 
+  it('keeps writing after a flush() of an empty queue', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({ client: database.pool, schema, flushIntervalMs: 20 })
+    // What a re-seeding meter does when its Redis lost a budget before any request was queued.
+    await ledger.flush()
+    for (let index = 0; index < 5; index += 1) ledger.record(record(index))
+    await vi.waitFor(() => expect(ledger.stats()).toMatchObject({ queued: 0, written: 5 }))
+    await ledger.flush()
+    expect(await count(schema)).toBe(5)
+    await ledger.close()
+  })
+
   it('puts rows in monthly partitions, made on demand', async () => {
     const schema = await freshSchema()
     const ledger = createPostgresLedger({ client: database.pool, schema })
