@@ -257,6 +257,24 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     expect(refused.reason.message).toContain('RESOURCE_EXHAUSTED')
   })
 
+  it('limits Responses API clients the same way, in the words Codex reads its wait from', async () => {
+    const limited = await start(kind)
+    const client = openai(limited.urls[0], limitedKeys.rpm)
+    const { response } = await client.responses
+      .create({ model: 'gpt-test', input: 'Hello' })
+      .withResponse()
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('5')
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('4')
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => client.responses.create({ model: 'gpt-test', input: 'Hi' })),
+    )
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(4)
+    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason).toBeInstanceOf(OpenAI.RateLimitError)
+    expect(refused.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded' })
+    expect(refused.reason.message).toMatch(/Please try again in \d+s\./)
+  })
+
   it('reports every limit with what is left and when it resets in GET /v1/usage', async () => {
     const limited = await start(kind)
     await openai(limited.urls[0], limitedKeys.mixed).chat.completions.create({
