@@ -86,7 +86,9 @@ const windowWords: Partial<Record<LimitName, string>> = {
 function rateLimitMessage(refusal: LimitRefusal | undefined): string {
   if (refusal === undefined) return 'This API key is over its rate limit.'
   const wait =
-    refusal.retryAfterMs === undefined ? '' : ` Please try again in ${formatWait(refusal.retryAfterMs)}.`
+    refusal.retryAfterMs === undefined
+      ? ''
+      : ` Please try again in ${formatWait(refusal.retryAfterMs)}.`
   if (refusal.name === 'concurrency') {
     return `This API key already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
   }
