@@ -78,13 +78,15 @@ export async function handleResponses(
   let pending: Promise<void> | undefined
   const store = (response: ResponsesObject) => {
     if (body.store === false) return
-    pending = Promise.resolve(
+    // A store that fails costs the client its stored state, never its answer.
+    pending = (async () =>
       runtime.responseStore.put({
         keyId,
         response: response as unknown as StoredJson & { id: string; output: StoredJson[] },
         input: resolved.items,
-      }),
-    ).catch((error: unknown) => console.error('[model-gateway] the response store failed:', error))
+      }))().catch((error: unknown) =>
+      console.error('[model-gateway] the response store failed:', error),
+    )
   }
   const plan = translatedPlan(
     runtime,

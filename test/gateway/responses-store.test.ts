@@ -6,6 +6,7 @@ import {
   anthropicBaseUrl,
   anthropicHandlers,
   anthropicMessage,
+  anthropicTextFrames,
 } from '../helpers/anthropic-upstream'
 import { buildGateway, fetchThrough, gatewayUrl } from '../helpers/gateway'
 import {
@@ -233,6 +234,44 @@ describe('the response store', () => {
       }),
     )
     expect(wrongMethod.status).toBe(405)
+  })
+
+  it('answers in full when the store fails, streams included', async () => {
+    const failing = {
+      put: () => {
+        throw new Error('store down')
+      },
+      get: () => undefined,
+      items: () => new Map(),
+    }
+    const errors: unknown[] = []
+    const original = console.error
+    console.error = (...args: unknown[]) => void errors.push(args)
+    try {
+      handler = buildGateway({
+        groups: [
+          {
+            id: 'a',
+            protocol: 'anthropic',
+            models: ['claude'],
+            upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
+          },
+        ],
+        keys: [{ key: keyA }],
+        responseStore: failing,
+      }).gateway
+      expect((await client().responses.create({ model: 'claude', input: 'q' })).output_text).toBe(
+        'Paris',
+      )
+      anthropicAnswer = { kind: 'sse', frames: anthropicTextFrames(['Par', 'is']) }
+      const streamed = await client()
+        .responses.stream({ model: 'claude', input: 'q' })
+        .finalResponse()
+      expect(streamed.status).toBe('completed')
+      expect(errors).toHaveLength(2)
+    } finally {
+      console.error = original
+    }
   })
 
   it('is bounded: the oldest responses go first', async () => {
