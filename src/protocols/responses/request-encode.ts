@@ -71,7 +71,7 @@ export function encodeResponsesRequest(
         choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type
   }
   const limit = cappedOutputLimit(request.maxOutputTokens, target, 'max_output_tokens')
-  if (limit !== undefined) body['max_output_tokens'] = limit
+  if (limit !== undefined) body['max_output_tokens'] = raisedOutputLimit(limit, target)
   const { effort, reasons } = fittedEffort(request.reasoning, target)
   if (effort !== undefined) body['reasoning'] = { effort, summary: 'auto' }
   const sampling = target.profile.sampling
@@ -215,4 +215,23 @@ function reasoningEffort(reasoning: ChatRequest['reasoning']): string | undefine
   const budget = reasoning.budgetTokens
   if (budget === undefined) return reasoning.enabled === true ? 'medium' : undefined
   return budget <= 1024 ? 'low' : budget <= 8192 ? 'medium' : 'high'
+}
+
+/** The Responses API's smallest `max_output_tokens`; OpenAI refuses anything below it. */
+const minimumOutputTokens = 16
+
+/**
+ * An output limit the Responses API accepts: below 16 OpenAI answers "integer below minimum
+ * value", so a smaller one (Anthropic clients' `max_tokens: 1` probes) is raised and noted.
+ */
+function raisedOutputLimit(limit: number, target: ModelTarget): number {
+  if (limit >= minimumOutputTokens) return limit
+  target.adjustments.push({
+    field: 'max_output_tokens',
+    change: 'clamped',
+    from: limit,
+    to: minimumOutputTokens,
+    reason: `the Responses API takes max_output_tokens of at least ${minimumOutputTokens}`,
+  })
+  return minimumOutputTokens
 }

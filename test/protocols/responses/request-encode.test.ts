@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { lenientTarget } from '../../../src/models/model-target'
 import { encodeResponsesRequest } from '../../../src/protocols/responses/request-encode'
 
 describe('canonical → Responses request (an upstream marked responses: true)', () => {
@@ -91,5 +92,30 @@ describe('canonical → Responses request (an upstream marked responses: true)',
       store: false,
       stream: true,
     })
+  })
+})
+
+describe('the Responses API minimum output limit', () => {
+  it('raises max_output_tokens below 16 and notes the change', () => {
+    const target = lenientTarget()
+    const body = encodeResponsesRequest(
+      {
+        model: 'gpt-5',
+        stream: false,
+        maxOutputTokens: 1,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
+      },
+      target,
+    )
+    expect(body['max_output_tokens']).toBe(16)
+    expect(target.adjustments).toEqual([
+      {
+        field: 'max_output_tokens',
+        change: 'clamped',
+        from: 1,
+        to: 16,
+        reason: expect.stringContaining('at least 16'),
+      },
+    ])
   })
 })
