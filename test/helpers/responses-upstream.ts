@@ -1,5 +1,12 @@
-import { http } from 'msw'
-import { answer, type UpstreamBehaviour, type UpstreamCallRecord } from './upstream'
+import { http, HttpResponse } from 'msw'
+import { checkResponsesRequest, responsesModelAnswer } from './fakes/responses-fake'
+import {
+  answer,
+  modelAnswer,
+  parseBody,
+  type UpstreamBehaviour,
+  type UpstreamCallRecord,
+} from './upstream'
 
 /** The mocked Responses upstream (an OpenAI upstream marked `responses: true`); its base has `/v1`. */
 export const responsesBaseUrl = 'https://responses.test/v1'
@@ -7,7 +14,11 @@ export const responsesBaseUrl = 'https://responses.test/v1'
 /** The upstream key the gateway must send as a Bearer token. */
 export const responsesApiKey = 'sk-resp-upstream-secret-000000000000'
 
-/** msw handlers standing in for OpenAI's `/v1/responses`; every call is recorded. */
+/**
+ * msw handlers standing in for OpenAI's `/v1/responses`: OpenAI's rules are enforced
+ * (`checkResponsesRequest`), then it answers as the test says, or as the fake model; every call is
+ * recorded.
+ */
 export function responsesHandlers(state: {
   calls: UpstreamCallRecord[]
   behaviour: () => UpstreamBehaviour
@@ -16,7 +27,12 @@ export function responsesHandlers(state: {
     http.post(`${responsesBaseUrl}/responses`, async ({ request }) => {
       const body = await request.text()
       state.calls.push({ url: request.url, headers: request.headers, body, signal: request.signal })
-      return answer(state.behaviour(), request.signal)
+      const parsed = parseBody(body)
+      const refused = parsed === undefined ? undefined : checkResponsesRequest(parsed)
+      if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
+      const behaviour = state.behaviour()
+      if (behaviour.kind === 'model') return modelAnswer(responsesModelAnswer(parsed ?? {}))
+      return answer(behaviour, request.signal)
     }),
   ]
 }
