@@ -7,6 +7,7 @@ import {
   tool as agentTool,
 } from '@openai/agents'
 import { generateText, jsonSchema, stepCountIs, streamText, tool as aiTool } from 'ai'
+import { zodTextFormat } from 'openai/helpers/zod'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -94,6 +95,18 @@ describe.each(upstreamKinds)('Responses clients × %s upstream', (kind) => {
     expect(second.status).toBe('completed')
     expect(second.output_text).toMatch(/^Answer from /)
     await fakes.expectExactUsage(mark, 2)
+  })
+
+  it('openai SDK: responses.parse() with a zod text format gets JSON that fits the schema', async () => {
+    const mark = fakes.mark()
+    const capital = z.object({ city: z.string(), population: z.number() })
+    const parsed = await fakes.openaiSdk().responses.parse({
+      model,
+      input: 'The capital of France, as JSON.',
+      text: { format: zodTextFormat(capital, 'capital') },
+    })
+    expect(capital.parse(parsed.output_parsed)).toEqual(parsed.output_parsed)
+    await fakes.expectExactUsage(mark, 1)
   })
 
   it('@openai/agents: a run with a tool', async () => {

@@ -122,7 +122,7 @@ function strictProblem(schema: unknown): string | undefined {
  * A model's answer to a valid request, as OpenAI's Responses API writes it: a reasoning item with
  * encrypted content OpenAI issued (and a summary when asked) while a reasoning model reasons; then
  * a function call when tools are offered and the input does not end with tool output, else the
- * final text. Streams carry the whole lifecycle with sequence numbers.
+ * final text (JSON conforming to `text.format` when one is set). Streams carry the whole lifecycle with sequence numbers.
  */
 export function responsesModelAnswer(body: Body): { json: object } | { frames: string[] } {
   counter += 1
@@ -178,7 +178,13 @@ export function responsesModelAnswer(body: Body): { json: object } | { frames: s
           },
     )
   } else {
-    const text = `Answer from ${model}${afterOutput ? ' after the tool output' : ''}.`
+    const format = body['text']?.['format']
+    const text =
+      format?.['type'] === 'json_schema'
+        ? JSON.stringify(sampleOf(format['schema']))
+        : format?.['type'] === 'json_object'
+          ? '{}'
+          : `Answer from ${model}${afterOutput ? ' after the tool output' : ''}.`
     output.push({
       id: `msg_fake${counter}`,
       type: 'message',
