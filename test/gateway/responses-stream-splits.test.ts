@@ -94,5 +94,7 @@ describe('a Responses client stream at every chunk split of every upstream famil
       for (let seed = 1; seed <= 30; seed += 1)
         expect((await relay(target, randomSplit(text, seed))).text).toBe(whole.text)
     },
+    // Thousands of requests per fixture: seconds alone, several times that on a loaded machine.
+    120_000,
   )
 })
