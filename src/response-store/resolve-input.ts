@@ -1,7 +1,7 @@
 import { stringOf } from '../internal/json'
 import type { ReasoningPart } from '../canonical/types'
 import { GatewayError } from '../errors'
-import { isGatewayReasoningBlob, readReasoningBlob } from '../protocols/responses/reasoning-blob'
+import { readReasoningBlob } from '../protocols/responses/reasoning-blob'
 import type { ResponsesInputItem, ResponsesRequest } from '../protocols/responses/request-schema'
 import type { ResponseStore, StoredJson } from './response-store'
 
@@ -38,7 +38,7 @@ export async function resolveResponsesInput(
   let expanded = false
   const previousId = body.previous_response_id
   if (typeof previousId === 'string') {
-    const previous = await store.get(keyId, previousId)
+    const previous = await reading(store.get(keyId, previousId))
     if (previous !== undefined) {
       items.push(...previous.input, ...previous.response.output)
       expanded = true
@@ -53,15 +53,17 @@ export async function resolveResponsesInput(
   const wanted = new Set<string>()
   for (const item of own) {
     if (item.type === 'item_reference') wanted.add(stringOf(item['id']))
+    // Only reasoning sent back by id alone: an item with a blob (the gateway's, or OpenAI's on a
+    // passthrough turn) carries what it needs, so a Codex turn costs the store nothing.
     else if (
       item.type === 'reasoning' &&
-      !isGatewayReasoningBlob(item['encrypted_content']) &&
+      (item['encrypted_content'] === undefined || item['encrypted_content'] === null) &&
       typeof item['id'] === 'string'
     )
       wanted.add(item['id'])
   }
   const found: ReadonlyMap<string, StoredJson> =
-    wanted.size === 0 ? new Map() : await store.items(keyId, [...wanted])
+    wanted.size === 0 ? new Map() : await reading(store.items(keyId, [...wanted]))
   own.forEach((item, index) => {
     if (item.type !== 'item_reference') {
       items.push(item)
@@ -88,4 +90,20 @@ export async function resolveResponsesInput(
     if (part !== undefined) storedReasoning.set(id, part)
   }
   return { items, storedReasoning, expanded }
+}
+
+/**
+ * A store read, whose failure is a 503 that says what to do — never a 400 claiming the response
+ * does not exist, nor a 500.
+ */
+async function reading<T>(read: T | Promise<T>): Promise<T> {
+  try {
+    return await read
+  } catch (cause) {
+    throw new GatewayError(
+      'overloaded',
+      'The response store did not answer. Retry, or send the whole conversation as input items with `store: false`.',
+      { status: 503, cause },
+    )
+  }
 }
