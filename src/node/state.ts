@@ -9,7 +9,9 @@ import { createPostgresKeyStore, type PostgresKeyStore } from '../postgres/key-s
 import { createPostgresLedger, type PostgresLedger } from '../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../postgres/migrate'
 import { createPgListener } from '../postgres/pg-listener'
+import { createRedisResponseStore } from '../redis/redis-response-store'
 import { createRedisUsageMeter } from '../redis/redis-usage-meter'
+import type { ResponseStore } from '../response-store/response-store'
 import type { StoreLogger } from '../redis/store-health'
 import type { UsageMeter } from '../usage/usage-meter'
 import { openPostgresPool } from './postgres-pool'
@@ -32,6 +34,8 @@ export type ConnectStateOptions = {
 export type ConnectedState = {
   /** With `redis`: the usage meter every instance shares. */
   usageMeter?: UsageMeter
+  /** With `redis`: the Responses store every instance shares. */
+  responseStore?: ResponseStore
   keyStore?: PostgresKeyStore
   usageLedger?: PostgresLedger
   /** The Postgres client and table names, for the key admin functions. */
@@ -73,7 +77,7 @@ export function readStateConfig(
  * - with `postgres`, a `pg` pool (the optional peer dependency, imported only then), the schema
  *   migrated (or checked), a key store that listens for key changes, and the usage ledger;
  * - with `redis`, a node-redis client (the optional peer dependency `redis`, imported only then)
- *   and the shared usage meter over it. With both, budgets Redis loses (a restart, a flush) are
+ *   and the shared usage meter and Responses store over it. With both, budgets Redis loses (a restart, a flush) are
  *   re-seeded from the ledger, after this instance's queued rows are written.
  */
 export async function connectState(
@@ -110,6 +114,10 @@ export async function connectState(
   return {
     ...postgres,
     usageMeter,
+    responseStore: createRedisResponseStore({
+      client: nodeRedisScriptClient(redis),
+      prefix: state.prefix,
+    }),
     async close() {
       await postgres.close()
       await closeNodeRedis(redis)
@@ -190,6 +198,9 @@ export async function createGatewayWithState(
       ...(state.usageMeter === undefined || config.usageMeter !== undefined
         ? {}
         : { usageMeter: state.usageMeter }),
+      ...(state.responseStore === undefined || config.responseStore !== undefined
+        ? {}
+        : { responseStore: state.responseStore }),
     })
   } catch (error) {
     await state.close()
