@@ -8,6 +8,7 @@ import {
   anthropicMessage,
   anthropicTextFrames,
 } from '../helpers/anthropic-upstream'
+import { responsesModelAnswer } from '../helpers/fakes/responses-fake'
 import { buildGateway, fetchThrough, gatewayUrl } from '../helpers/gateway'
 import {
   responseObject,
@@ -272,6 +273,47 @@ describe('the response store', () => {
     } finally {
       console.error = original
     }
+  })
+
+  it('reads nothing from the store for reasoning that carries its blob (a Codex turn)', async () => {
+    const unreadable = {
+      put: () => undefined,
+      get: () => Promise.reject(new Error('down')),
+      items: () => Promise.reject(new Error('down')),
+    }
+    handler = buildGateway({
+      groups: [
+        {
+          id: 'r',
+          protocol: 'openai',
+          models: ['gpt-5'],
+          upstreams: [{ baseUrl: responsesBaseUrl, apiKey: responsesApiKey, responses: true }],
+        },
+      ],
+      keys: [{ key: keyA }],
+      responseStore: unreadable,
+    }).gateway
+    // OpenAI's own encrypted reasoning, as the Responses fake issued it.
+    const issued = responsesModelAnswer({
+      model: 'gpt-5',
+      input: 'q',
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'low' },
+    }) as { json: { output: Array<Record<string, unknown>> } }
+    const codexTurn = {
+      model: 'gpt-5',
+      store: false,
+      input: [
+        { role: 'user', content: 'q' },
+        issued.json.output[0]!,
+        { role: 'user', content: 'more' },
+      ],
+    }
+    expect((await post(codexTurn)).status).toBe(200)
+    const named = await post({ ...codexTurn, previous_response_id: 'resp_1' })
+    expect(named.status).toBe(503)
+    expect(await named.json()).toMatchObject({ error: { code: 'server_is_overloaded' } })
   })
 
   it('is bounded: the oldest responses go first', async () => {
