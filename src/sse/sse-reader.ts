@@ -7,6 +7,11 @@ import type { SseMessage } from './sse-message'
 export type SseReaderOptions = {
   /** The largest event, in characters, before the stream fails (guards memory). */
   maxBufferSize: number
+  /**
+   * How many characters of lines that are not SSE may arrive without a valid event or comment
+   * before the stream fails as not being an event stream (default 8 KiB).
+   */
+  maxStrayChars?: number
   /** Aborting it cancels the body and makes the next read throw the signal's reason. */
   signal?: AbortSignal
 }
@@ -17,6 +22,11 @@ export type SseReader = {
   next(): Promise<SseMessage | undefined>
   cancel(): Promise<void>
 }
+
+/** Enough for Google's mid-stream error object, pretty-printed with its details. */
+const defaultMaxStrayChars = 8 * 1024
+/** The most text handed to the parser at once. */
+const feedSlice = 4 * 1024
 
 /**
  * Bytes → SSE messages, with eventsource-parser, pulled one at a time.
@@ -29,6 +39,13 @@ export type SseReader = {
  * the streaming `TextDecoder` and the parser carry partial input over. At the end of the body a
  * final event without its blank line is still delivered, since some OpenAI-compatible servers
  * end that way.
+ *
+ * Lines that are not SSE are collected, because Google writes a mid-stream error as bare JSON
+ * (checklist ERR-S-G); they are handed out as one event once they form a JSON object. A body that
+ * is not an event stream at all (an HTML page, binary garbage) fails after `maxStrayChars` of such
+ * lines with no valid event among them: each one costs the parser an exception, so reading on
+ * would stall the event loop for every other request. Only a collection that starts with `{` and
+ * ends with `}` is ever joined and parsed, so the cost stays linear.
  */
 export function createSseReader(
   body: ReadableStream<Uint8Array>,
@@ -36,23 +53,59 @@ export function createSseReader(
 ): SseReader {
   const reader = body.getReader()
   const decoder = new TextDecoder()
+  const maxStrayChars = options.maxStrayChars ?? defaultMaxStrayChars
   const queue: SseMessage[] = []
   let head = 0
   let ended = false
   let failure: unknown
+  // Lines that are not SSE, since the last valid event: kept while they may be a JSON object.
   let stray: string[] = []
-  let strayLength = 0
+  let strayChars = 0
+  let strayOpen = false
+  /** Hands out the collected stray lines as one event when they form a JSON object. */
+  const flushStray = () => {
+    if (stray.length === 0 || !strayOpen) return
+    if (!stray[stray.length - 1]!.trimEnd().endsWith('}')) return
+    const text = stray.join('\n')
+    const parsed = parseJson(text)
+    if (parsed.ok && isJsonObject(parsed.value)) {
+      queue.push({ type: 'event', data: text })
+      stray = []
+      strayOpen = false
+    }
+  }
+  /** A valid event or comment: what came before it that was not SSE is settled, then forgotten. */
+  const sawMessage = () => {
+    flushStray()
+    stray = []
+    strayOpen = false
+    strayChars = 0
+  }
   const parser = createParser({
     maxBufferSize: options.maxBufferSize,
-    onEvent: (event) =>
-      queue.push({ type: 'event', event: event.event, id: event.id, data: event.data }),
-    onComment: (comment) => queue.push({ type: 'comment', comment }),
+    onEvent: (event) => {
+      sawMessage()
+      queue.push({ type: 'event', event: event.event, id: event.id, data: event.data })
+    },
+    onComment: (comment) => {
+      sawMessage()
+      queue.push({ type: 'comment', comment })
+    },
     onError: (error) => {
-      // Google writes a mid-stream error as bare JSON, not as a `data:` line (checklist ERR-S-G);
-      // the parser sees its lines as unknown fields. Collect them, to hand out once they parse.
       if (error.type === 'unknown-field' && error.line !== undefined) {
-        stray.push(error.line)
-        strayLength += error.line.length
+        const line = error.line
+        strayChars += line.length + 1
+        if (strayChars > maxStrayChars) {
+          failure ??= new GatewayError(
+            'upstream_error',
+            'The upstream sent a stream that is not server-sent events.',
+          )
+          stray = []
+          return
+        }
+        if (stray.length === 0) strayOpen = line.trimStart().startsWith('{')
+        // A collection that does not open an object can never become one: count it, keep nothing.
+        if (strayOpen) stray.push(line)
         return
       }
       if (error.type === 'max-buffer-size-exceeded') {
@@ -66,22 +119,6 @@ export function createSseReader(
       }
     },
   })
-  /** Hands out collected stray lines that form a JSON object, as one event. */
-  const flushStray = () => {
-    if (stray.length === 0) return
-    const text = stray.join('\n')
-    if (strayLength > options.maxBufferSize) {
-      stray = []
-      strayLength = 0
-      return
-    }
-    const parsed = parseJson(text)
-    if (parsed.ok && isJsonObject(parsed.value)) {
-      queue.push({ type: 'event', data: text })
-      stray = []
-      strayLength = 0
-    }
-  }
   const signal = options.signal
   // An abort must end a read in progress even when the body's source ignores the signal.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined)
@@ -107,13 +144,21 @@ export function createSseReader(
           // Re-read the signal: it may have aborted while the read was pending.
           if (isAborted(signal)) {
             failure = signal?.reason
+          } else if (failure !== undefined) {
+            // Failed while parsing the last chunk: read no further.
           } else if (done) {
             ended = true
             signal?.removeEventListener('abort', onAbort)
             parser.feed(`${decoder.decode()}\n\n`)
             flushStray()
           } else {
-            parser.feed(decoder.decode(value, { stream: true }))
+            // In slices, so that a chunk of garbage stops being parsed soon after it fails.
+            const text = decoder.decode(value, { stream: true })
+            for (let at = 0; at < text.length && failure === undefined; at += feedSlice) {
+              parser.feed(
+                at === 0 && text.length <= feedSlice ? text : text.slice(at, at + feedSlice),
+              )
+            }
             flushStray()
           }
         } catch (error) {

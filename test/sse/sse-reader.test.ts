@@ -114,3 +114,68 @@ describe('SSE reader and Google mid-stream errors', () => {
     }
   })
 })
+
+describe('SSE reader and bodies that are not event streams', () => {
+  /** A body of `total` bytes of `line`s, in 64 KiB chunks, counting what the reader pulled. */
+  function garbage(line: string, total: number) {
+    const chunk = new TextEncoder().encode(line.repeat(Math.ceil(65_536 / line.length)))
+    let pulled = 0
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= total) return controller.close()
+        pulled += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+      cancel: () => void (cancelled = true),
+    })
+    return { body, pulled: () => pulled, cancelled: () => cancelled }
+  }
+
+  it('gives up after a few KB of lines that are not SSE, reading one chunk of a 32 MB page', async () => {
+    const page = garbage('<div class="cdn-error">Bad gateway</div>\n', 32 * 1024 * 1024)
+    const reader = createSseReader(page.body, { maxBufferSize: 1 << 26 })
+    await expect(reader.next()).rejects.toThrow(
+      'The upstream sent a stream that is not server-sent events.',
+    )
+    // The first chunk, and the one the stream's queue pulled ahead: 128 KB of 32 MB.
+    expect(page.pulled()).toBeLessThanOrEqual(2 * (65_536 + 24))
+    await reader.cancel()
+    expect(page.cancelled()).toBe(true)
+  })
+
+  it('counts stray lines since the last valid event: an event in between starts the count again', async () => {
+    const stray = 'not sse\n'.repeat(500) // 4 KB, under the 8 KiB patience
+    const text = `${stray}data: {"a":1}\n\n${stray}data: {"a":2}\n\n${stray}`
+    const messages = await readAll([new TextEncoder().encode(text)])
+    expect(messages.map((message) => (message.type === 'event' ? message.data : ''))).toEqual([
+      '{"a":1}',
+      '{"a":2}',
+    ])
+  })
+
+  it('takes a limit of its own, and keeps the events that came before the garbage', async () => {
+    const text = `data: {"a":1}\n\n${'<p>\n'.repeat(100)}`
+    const reader = createSseReader(streamOfChunks([new TextEncoder().encode(text)]), {
+      maxBufferSize: 1 << 20,
+      maxStrayChars: 256,
+    })
+    expect(await reader.next()).toEqual({ type: 'event', data: '{"a":1}' })
+    await expect(reader.next()).rejects.toThrow('not server-sent events')
+  })
+
+  it('never joins stray lines that cannot open a JSON object, and still finds an error object after them', async () => {
+    const error = JSON.stringify(
+      { error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } },
+      null,
+      2,
+    )
+    const text = `${'} } }\n'.repeat(300)}\ndata: {"a":1}\n\n${error}`
+    for (const seed of [1, 2, 3]) {
+      const messages = await readAll(randomSplit(text, seed))
+      expect(
+        messages.map((message) => (message.type === 'event' ? JSON.parse(message.data) : null)),
+      ).toEqual([{ a: 1 }, JSON.parse(error)])
+    }
+  })
+})
