@@ -3,6 +3,8 @@ import type { RequestEvent } from './observability/request-event'
 import type { ResponseStore } from './response-store/response-store'
 import type { GroupRegistry } from './routing/group-registry'
 import type { UsageLedger } from './usage/usage-ledger'
+import type { UpstreamProvider } from './upstream/provider'
+import type { SecretScrubber } from './upstream/secret-scrubber'
 import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
@@ -21,6 +23,8 @@ export type GatewayRuntime = {
   streamIdleTimeoutMs: number
   /** The longest a stream may last, from the upstream call to its end; none when undefined. */
   maxStreamMs: number | undefined
+  /** The output limit of a call whose client set none: sent where required, and reserved. */
+  defaultOutputTokens: number
   forwardHeaders: readonly string[]
   /** Unix seconds at creation: the `created` of listed models. */
   createdAt: number
@@ -28,6 +32,8 @@ export type GatewayRuntime = {
   random: () => number
   generateId: () => string
   emit: (event: RequestEvent) => void
+  /** Scrubs every configured upstream secret, and the provider's own, from upstream errors. */
+  scrubberFor: (provider: UpstreamProvider) => SecretScrubber
 }
 
 /** The state of one request as it moves through the gateway. */

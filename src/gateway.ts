@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import { ClientGoneError } from './upstream/classify-failure'
 import { createGatewayLifecycle, type GatewayCloseOptions } from './gateway-lifecycle'
+import { createScrubbers, secretsOf } from './upstream/secret-scrubber'
 import type { GatewayRuntime, RequestScope } from './gateway-runtime'
 import { handleChatCompletions } from './handlers/chat-completions'
 import { handleCountTokens } from './handlers/count-tokens'
@@ -92,9 +93,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   const lifecycle = createGatewayLifecycle(
     [valid.usageLedger, valid.keyStore, meter, responseStore].filter((part) => part !== undefined),
   )
+  const registry = buildGroupRegistry(valid, now)
+  const groups = registry.list()
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,
-    registry: buildGroupRegistry(valid, now),
+    registry,
     meter,
     ledger: valid.usageLedger,
     responseStore,
@@ -104,11 +107,14 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     upstreamTimeoutMs: valid.upstreamTimeoutMs,
     streamIdleTimeoutMs: valid.streamIdleTimeoutMs,
     maxStreamMs: valid.maxStreamMs,
+    defaultOutputTokens: valid.defaultOutputTokens,
     forwardHeaders: valid.forwardHeaders,
     createdAt: Math.floor(now() / 1000),
     now,
     random: valid.random ?? Math.random,
     generateId: valid.generateId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`),
+    // A custom registry's providers are only known per call: each scrubs its own secrets then.
+    scrubberFor: createScrubbers(groups instanceof Promise ? [] : secretsOf(groups)),
     emit: (event: RequestEvent) => {
       if (onEvent === undefined) return
       try {

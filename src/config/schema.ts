@@ -238,6 +238,7 @@ export const gatewayConfigSchema = z
       .positive()
       .default(64 * 1024 * 1024),
     upstreamTimeoutMs: z.number().int().positive().default(600_000),
+    defaultOutputTokens: z.number().int().positive().default(4096),
     streamIdleTimeoutMs: z.number().int().positive().default(300_000),
     maxStreamMs: z.number().int().positive().optional(),
     maxInFlight: z.number().int().positive().optional(),

@@ -72,7 +72,7 @@ function passthroughPlan(
     }),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
     // The upstream's bytes go back unchanged; only its `usage` member is located and parsed.
-    answerJson: (answer) => passthroughJsonAnswer(answer, 'usage', readOpenAIUsage),
+    answerJson: (text, json) => passthroughJsonAnswer(text, json, 'usage', readOpenAIUsage),
     translator: () =>
       openAIPassthroughStream({ clientWantsUsage: body.stream_options?.include_usage === true }),
   }

@@ -3,7 +3,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
 import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
-import { finiteNumber, isJsonObject, parseJson } from '../internal/json'
+import { finiteNumber } from '../internal/json'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
 import { decodeGeminiRequest } from '../protocols/gemini/request-decode'
 import { normalizeGeminiBody } from '../protocols/gemini/normalize-body'
@@ -75,8 +75,5 @@ export async function handleGeminiCountTokens(
       headers: { 'content-type': 'application/json' },
     })
   }
-  const parsed = parseJson(answer.text)
-  const tokens =
-    parsed.ok && isJsonObject(parsed.value) ? finiteNumber(parsed.value['input_tokens']) : undefined
-  return Response.json({ totalTokens: tokens ?? 0 })
+  return Response.json({ totalTokens: finiteNumber(answer.body['input_tokens']) ?? 0 })
 }

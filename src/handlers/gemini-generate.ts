@@ -69,8 +69,8 @@ export async function handleGeminiGenerate(
           operation: stream ? 'stream-generate-content' : 'generate-content',
           body: geminiPassthroughBody(json, route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-          answerJson: (answer) =>
-            passthroughJsonAnswer(answer, 'usageMetadata', (usage) =>
+          answerJson: (text, json) =>
+            passthroughJsonAnswer(text, json, 'usageMetadata', (usage) =>
               toTokenUsage(geminiUsageToCanonical(usage)),
             ),
           translator: geminiPassthroughStream,

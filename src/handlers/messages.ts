@@ -50,8 +50,8 @@ export async function handleMessages(
             ...runtime.forwardHeaders,
             ...anthropicPassthroughHeaders,
           ]),
-          answerJson: (answer) =>
-            passthroughJsonAnswer(answer, 'usage', (usage) =>
+          answerJson: (text, json) =>
+            passthroughJsonAnswer(text, json, 'usage', (usage) =>
               toTokenUsage(anthropicUsageToCanonical(usage)),
             ),
           translator: anthropicPassthroughStream,

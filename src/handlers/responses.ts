@@ -119,8 +119,8 @@ function passthroughPlan(
     operation: 'responses',
     body: responsesPassthroughBody(json, body, common.route.model.upstreamModel, resolved),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-    // The upstream's bytes go back unchanged; only its `usage` member is located and parsed.
-    answerJson: (answer) => passthroughJsonAnswer(answer, 'usage', readResponsesUsage),
+    // The upstream's bytes go back unchanged; the usage is read from its checked body.
+    answerJson: (text, json) => passthroughJsonAnswer(text, json, 'usage', readResponsesUsage),
     translator: responsesPassthroughStream,
   }
 }

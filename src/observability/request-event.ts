@@ -26,6 +26,8 @@ export type RequestEvent = {
   startedAt: number
   durationMs: number
   usage?: TokenUsage | undefined
+  /** True when `usage` is the gateway's estimate because the upstream reported none. */
+  estimated?: boolean | undefined
   error?: { code: string; message: string } | undefined
   /**
    * What a translated request had changed so that the upstream model accepts it (an output limit

@@ -22,18 +22,22 @@ import type { ModelTarget } from '../models/model-target'
 import type { ModelProfile } from '../models/profile'
 import { anthropicJsonTool } from '../protocols/anthropic/structured-output'
 import { unwrapJsonToolResponse, unwrapJsonToolStream } from './json-tool-answer'
-
-/**
- * `max_tokens` sent to Anthropic when the client set none and the model's maximum output is not
- * known (Anthropic requires one: GEN-01); a known model gets its own maximum.
- */
-export const defaultAnthropicMaxTokens = 4096
+import type { OutputAllowance } from './output-allowance'
 
 /** How the gateway talks to an upstream of one protocol, through the canonical form. */
 export type UpstreamCodec = {
   operation(stream: boolean): UpstreamOperation
-  /** Encodes for the target model, noting on `target.adjustments` what it changed for it. */
-  encodeRequest(request: ChatRequest, target: ModelTarget): Record<string, unknown>
+  /**
+   * Encodes for the target model, noting on `target.adjustments` what it changed for it. `output`
+   * is the call's output allowance: its `limit` goes to a protocol that requires one (Anthropic's
+   * `max_tokens`, GEN-01) when the client set none — the model's own maximum output when its
+   * profile knows it, else `defaultOutputTokens`, the same figure the quota reserves.
+   */
+  encodeRequest(
+    request: ChatRequest,
+    target: ModelTarget,
+    output: OutputAllowance,
+  ): Record<string, unknown>
   /**
    * `request` is the canonical request that was sent and `profile` the model's, for what the
    * encoder had to rewrite (tool names, a JSON answer carried by a tool).
@@ -67,6 +71,8 @@ export type ClientCodec = {
   encodeResponse(response: ChatResponse, meta: ClientMeta): unknown
   /** Its `error` event is the protocol's in-stream error form, also used for a broken upstream. */
   streamEncoder(meta: ClientMeta): StreamEncoder
+  /** Whether a failed stream ends the connection abnormally after the error frame. */
+  abortAfterFailure?: boolean
 }
 
 /** The upstream side of each protocol. */
@@ -79,12 +85,8 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   },
   anthropic: {
     operation: () => 'messages',
-    encodeRequest: (request, target) =>
-      encodeAnthropicRequest(
-        request,
-        { defaultMaxTokens: target.profile.maxOutputTokens ?? defaultAnthropicMaxTokens },
-        target,
-      ),
+    encodeRequest: (request, target, output) =>
+      encodeAnthropicRequest(request, { defaultMaxTokens: output.limit }, target),
     // A JSON answer carried by the answer tool goes back to the client as text (JSON-01).
     decodeResponse: (body, _generateId, request, profile) => {
       const response = decodeAnthropicResponse(body)
@@ -146,6 +148,8 @@ export const clientCodecs: Record<Exclude<ProtocolName, 'responses'>, ClientCode
       encodeGeminiResponse(response, { responseId: meta.requestId, modelVersion: meta.model }),
     streamEncoder: (meta) =>
       createGeminiStreamEncoder({ responseId: meta.requestId, modelVersion: meta.model }),
+    // Google ends a failed stream abnormally after the error object; Gemini clients rely on it.
+    abortAfterFailure: true,
   },
 }
 

@@ -2,6 +2,7 @@ import { GatewayError } from '../errors'
 import { createSseReader } from '../sse/sse-reader'
 import { streamDeadlineError } from '../upstream/classify-failure'
 import type { UpstreamExchange } from '../upstream/exchange'
+import { scrubGatewayError, type SecretScrubber } from '../upstream/secret-scrubber'
 import type { MeteredRequest } from '../usage/metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
 import type { SseTranslator, TranslatedFrames } from './sse-translator'
@@ -15,25 +16,32 @@ export type SseRelayOptions = {
   maxEventBytes: number
   /** Set when the exchange has a deadline (`maxStreamMs`): the stream ends when it passes. */
   maxStreamMs?: number | undefined
-  /** Called once the stream has ended, however it ended. */
-  onEnd: (outcome: UsageOutcome) => void
+  /** Scrubs the upstream's secrets from error frames and errors. */
+  scrub: SecretScrubber
+  /** Called once the stream has ended, however it ended; with the error when it failed. */
+  onEnd: (outcome: UsageOutcome, error: GatewayError | undefined) => void
 }
 
 const encoder = new TextEncoder()
+/** How long an abnormal end waits after the error frame was read (see `abortAfterFailure`). */
+const abortGraceMs = 100
 
 /**
  * Relays an upstream SSE stream to the client through a translator.
  *
  * Nothing is sent until the upstream's first frame for the client exists: until then an upstream
- * failure, or an error event, is answered with its real status as JSON (checklist ERR-05). Frames
- * then flow as the client pulls them, so backpressure reaches the upstream. A failure after the
- * first byte becomes the client protocol's in-stream error frame, then the stream closes. Usage
- * settles before the last bytes are queued.
+ * failure, an error event, or a body that ends, is answered with its real status as JSON
+ * (checklist ERR-05). Frames then flow as the client pulls them, so backpressure reaches the
+ * upstream. A failure after the first byte — a broken connection, an upstream error event, a
+ * stream that ends without its terminator, the `maxStreamMs` deadline — becomes the client
+ * protocol's in-stream error frame, scrubbed of the upstream's secrets; then the stream closes,
+ * or, for clients that only notice a failure that way (`translator.abortAfterFailure`), ends
+ * abnormally once the frame is read. Usage settles before the last bytes are queued.
  *
  * @throws GatewayError before the first byte, for the caller to render as JSON
  */
 export async function relaySse(upstream: Response, options: SseRelayOptions): Promise<Response> {
-  const { exchange, metered, translator } = options
+  const { exchange, metered, translator, scrub } = options
   if (upstream.body === null) {
     throw new GatewayError('upstream_error', 'The upstream answered a stream request with no body.')
   }
@@ -42,12 +50,12 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     signal: exchange.signal,
   })
   let ended = false
-  const end = (outcome: UsageOutcome) => {
+  const end = (outcome: UsageOutcome, error?: GatewayError) => {
     if (ended) return
     ended = true
     exchange.dispose()
-    metered.finish(outcome, 200, translator.usage())
-    options.onEnd(outcome)
+    metered.finish(outcome, 200, translator.usage(), 'answered')
+    options.onEnd(outcome, error)
   }
 
   // Read until the client has something to receive; an error before that is answered as JSON.
@@ -56,33 +64,47 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     const message = await reader.next()
     // Comments (keep-alives) prove nothing about the answer: keep waiting for a real event.
     if (message?.type === 'comment') continue
-    first = message === undefined ? translator.end() : translator.push(message)
+    if (message === undefined) {
+      await reader.cancel()
+      throw (
+        translator.end().error ??
+        new GatewayError(
+          'upstream_error',
+          'The upstream closed the stream before sending any event.',
+        )
+      )
+    }
+    first = translator.push(message)
     if (first.error !== undefined) {
       await reader.cancel()
       throw first.error
     }
     if (first.frames.length > 0 || first.final !== undefined) break
-    if (message === undefined) {
-      throw new GatewayError(
-        'upstream_error',
-        'The upstream closed the stream before sending any event.',
-      )
-    }
   }
   exchange.startIdleWatch(options.idleTimeoutMs)
 
+  // A frame that carries an error object (an upstream `error` event a stream goes on after, as
+  // Responses streams do) is scrubbed too; `"error"` unescaped only occurs as a key or a value.
+  const scrubErrors = (frame: string) => (frame.includes('"error"') ? scrub(frame) : frame)
   let closed = false
+  // Set once the error frame is queued, for a translator that ends the connection abnormally.
+  let abortWith: GatewayError | undefined
   const finish = (
     controller: ReadableStreamDefaultController<Uint8Array>,
     outcome: UsageOutcome,
     frames: string[],
+    error?: GatewayError,
   ) => {
     if (closed) return
     closed = true
-    end(outcome)
-    for (const frame of frames) controller.enqueue(encoder.encode(frame))
-    controller.close()
+    const failed = outcome === 'error'
+    const clean = failed && error !== undefined ? scrubGatewayError(error, scrub) : error
+    end(outcome, clean)
+    for (const frame of frames) controller.enqueue(encoder.encode(failed ? scrub(frame) : frame))
     void reader.cancel()
+    // The error frame must be read before the stream errors: erroring drops queued chunks.
+    if (failed && translator.abortAfterFailure === true) abortWith = clean ?? upstreamFailed()
+    else controller.close()
   }
   const write = (
     controller: ReadableStreamDefaultController<Uint8Array>,
@@ -91,10 +113,10 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     // The deadline may have ended the stream while a read or a settle was pending.
     if (closed) return true
     if (result.final !== undefined) {
-      finish(controller, result.final, result.frames)
+      finish(controller, result.final, result.frames, result.error)
       return true
     }
-    for (const frame of result.frames) controller.enqueue(encoder.encode(frame))
+    for (const frame of result.frames) controller.enqueue(encoder.encode(scrubErrors(frame)))
     return result.frames.length > 0
   }
 
@@ -108,8 +130,12 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
     why: string | undefined,
     error: unknown,
   ) => {
-    if (why === 'client') finish(controller, 'aborted', [])
-    else finish(controller, 'error', [translator.failure(midStreamError(why, error))])
+    if (why === 'client') {
+      finish(controller, 'aborted', [])
+      return
+    }
+    const failure = scrubGatewayError(midStreamError(why, error), scrub)
+    finish(controller, 'error', [translator.failure(failure)], failure)
   }
 
   const stream = new ReadableStream<Uint8Array>(
@@ -126,6 +152,14 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
         write(controller, first)
       },
       async pull(controller) {
+        if (abortWith !== undefined) {
+          // The error object has just been read from us; a client's HTTP stack drops the chunks
+          // it has received but not yet handed out when the connection fails, so give it a moment
+          // to hand out the text before the end.
+          await new Promise((resolve) => setTimeout(resolve, abortGraceMs))
+          controller.error(abortWith)
+          return
+        }
         try {
           for (;;) {
             const message = await reader.next()
@@ -133,7 +167,7 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
             if (message === undefined) {
               const last = translator.end()
               await settling(last)
-              finish(controller, last.final ?? 'ok', last.frames)
+              finish(controller, last.final ?? 'ok', last.frames, last.error)
               return
             }
             exchange.touch()
@@ -174,4 +208,8 @@ function midStreamError(why: string | undefined, cause: unknown): GatewayError {
   }
   if (GatewayError.isInstance(cause)) return cause
   return new GatewayError('upstream_error', 'The upstream connection failed mid-stream.', { cause })
+}
+
+function upstreamFailed(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream failed mid-stream.')
 }

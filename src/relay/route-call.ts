@@ -1,10 +1,10 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJson } from '../internal/json'
-import { findTopLevelMembers } from '../internal/json-members'
 import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute, type Route } from '../routing/resolve-route'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
+import { outputAllowance, type OutputAllowance } from './output-allowance'
+import type { CallAnswer } from './relay-call'
 import type { CommonPlan } from './translated-plan'
 
 /**
@@ -25,8 +25,9 @@ export async function resolveCall(
 
 /**
  * The next steps of every generation call, once the body is valid: pick an upstream of the
- * route's group, note it in the request's event, and estimate the tokens to reserve (the body's
- * estimate plus the requested output limit).
+ * route's group, note it in the request's event, and estimate the call: the body's input
+ * estimate, and the output allowance (the request's own limit, else the route's default output
+ * limit), which is also what a protocol that requires a limit is sent.
  */
 export function routeCall(
   runtime: GatewayRuntime,
@@ -42,33 +43,33 @@ export function routeCall(
     provider,
     model: call.model,
     stream: call.stream,
-    ...estimateCall(call.text, call.maxOutputTokens),
+    ...estimateCall(call.text, outputAllowance(call.maxOutputTokens, route, runtime)),
   }
 }
 
 /**
- * What a call is expected to use: the body's estimate as input, the requested output limit as
- * output. Budgets hold the total; the per-minute input and output windows each take their part.
+ * What a call is expected to use: the body's estimate as input, the output allowance as output.
+ * Budgets hold the total; the per-minute input and output windows each take their part.
  */
 function estimateCall(
   text: string,
-  maxOutputTokens: number | undefined,
-): { estimatedTokens: number; estimate: TokenEstimate } {
-  const estimate = { inputTokens: estimateTokens(text), outputTokens: maxOutputTokens ?? 0 }
-  return { estimatedTokens: estimate.inputTokens + estimate.outputTokens, estimate }
+  output: OutputAllowance,
+): { estimatedTokens: number; estimate: TokenEstimate; output: OutputAllowance } {
+  const estimate = { inputTokens: estimateTokens(text), outputTokens: output.reserve }
+  return { estimatedTokens: estimate.inputTokens + estimate.outputTokens, estimate, output }
 }
 
 /**
- * The usage of a passthrough JSON answer, read without decoding the whole body: only the named
- * top-level member (`usage`, `usageMetadata`) is located and parsed; the body goes back as it is.
+ * The answer of a passthrough JSON call: the upstream's bytes go back as they are, and the usage
+ * is read from the named top-level member (`usage`, `usageMetadata`) of the checked body.
  */
 export function passthroughJsonAnswer(
-  answer: string,
+  text: string,
+  body: Record<string, unknown>,
   member: string,
   readUsage: (value: unknown) => TokenUsage | undefined,
-): { body: string; usage: TokenUsage | undefined } {
-  const span = findTopLevelMembers(answer)?.members.get(member)
-  const parsed =
-    span === undefined ? undefined : parseJson(answer.slice(span.valueStart, span.valueEnd))
-  return { body: answer, usage: parsed?.ok === true ? readUsage(parsed.value) : undefined }
+): CallAnswer {
+  // Own members only: an upstream body is no lookup table for inherited ones.
+  const value: unknown = Object.getOwnPropertyDescriptor(body, member)?.value
+  return { body: text, usage: value === undefined ? undefined : readUsage(value) }
 }

@@ -9,8 +9,9 @@ export type TranslatedFrames = {
   /** Set on the client stream's last frame(s): how the request ended. */
   final?: UsageOutcome
   /**
-   * The upstream's own error, when this message is one. Before anything reached the client it is
-   * answered as a JSON error with its status instead (checklist ERR-05).
+   * Why the stream failed, when `final` is `error`: the upstream's own error event, or a stream cut
+   * short. Before anything reached the client it is answered as a JSON error with its status
+   * instead (checklist ERR-05); after, it goes to the request's event.
    */
   error?: GatewayError
 }
@@ -22,7 +23,10 @@ export type TranslatedFrames = {
  */
 export type SseTranslator = {
   push(message: SseMessage): TranslatedFrames
-  /** Frames owed when the upstream body ends without a final frame. */
+  /**
+   * Frames owed when the upstream body ends without a final frame. A body that ends without the
+   * protocol's terminator (`[DONE]`, `message_stop`, a finish reason) ends in `error`.
+   */
   end(): TranslatedFrames
   /** The client protocol's in-stream error frame, for a failure of the upstream connection. */
   failure(error: GatewayError): string
@@ -33,4 +37,10 @@ export type SseTranslator = {
    * response store, so that a client's next request can already refer to it. Never rejects.
    */
   settle?(): Promise<void>
+  /**
+   * End the client's connection abnormally after the error frame, instead of a clean end of body.
+   * Google's servers do so, and Gemini clients that skip the error object (the AI SDK, LangChain)
+   * only report the failure when the body itself fails.
+   */
+  readonly abortAfterFailure?: boolean
 }

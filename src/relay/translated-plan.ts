@@ -1,7 +1,6 @@
 import type { ChatRequest } from '../canonical/types'
 import { toTokenUsage } from '../canonical/usage'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { parseJson } from '../internal/json'
 import { modelEntryProfile } from '../models/match-profile'
 import type { ModelTarget } from '../models/model-target'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
@@ -12,7 +11,7 @@ import { translatedStream } from './translated-stream'
 /** The parts of a plan that do not depend on translation. */
 export type CommonPlan = Pick<
   CallPlan,
-  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens' | 'estimate'
+  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens' | 'estimate' | 'output'
 >
 
 /**
@@ -43,7 +42,7 @@ export function translatedPlan(
   const sent: ChatRequest = { ...request, model: common.route.model.upstreamModel }
   const profile = modelEntryProfile(common.route.model)
   const target: ModelTarget = { profile, adjustments: [] }
-  const body = JSON.stringify(upstream.encodeRequest(sent, target))
+  const body = JSON.stringify(upstream.encodeRequest(sent, target, common.output))
   // What was changed for the model reaches the operator, never a silent 400 from upstream.
   if (target.adjustments.length > 0) scope.event.adjustments = target.adjustments
   return {
@@ -51,14 +50,8 @@ export function translatedPlan(
     operation: upstream.operation(common.stream),
     body,
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-    answerJson(answer) {
-      const parsed = parseJson(answer)
-      const response = upstream.decodeResponse(
-        parsed.ok ? parsed.value : undefined,
-        generateId,
-        sent,
-        profile,
-      )
+    answerJson(_text, answer) {
+      const response = upstream.decodeResponse(answer, generateId, sent, profile)
       return {
         body: JSON.stringify(client.encodeResponse(response, meta)),
         usage: toTokenUsage(response.usage),
@@ -68,6 +61,7 @@ export function translatedPlan(
       translatedStream(
         upstream.streamDecoder(generateId, sent, profile),
         client.streamEncoder(meta),
+        { abortAfterFailure: client.abortAfterFailure === true },
       ),
   }
 }

@@ -12,7 +12,11 @@ import type { SseTranslator, TranslatedFrames } from './sse-translator'
  * and `finish` events, so it is exactly what the upstream reported. A failure of the upstream
  * connection is written by the encoder, as an `error` event.
  */
-export function translatedStream(decoder: StreamDecoder, encoder: StreamEncoder): SseTranslator {
+export function translatedStream(
+  decoder: StreamDecoder,
+  encoder: StreamEncoder,
+  options: { abortAfterFailure: boolean } = { abortAfterFailure: false },
+): SseTranslator {
   let usage: Usage = emptyUsage()
   let finished: UsageOutcome | undefined
 
@@ -56,6 +60,7 @@ export function translatedStream(decoder: StreamDecoder, encoder: StreamEncoder)
     // (a Responses stream's sequence numbers and output items, say).
     failure: (error: GatewayError) => encoder.push({ type: 'error', error }).join(''),
     usage: () => toTokenUsage(usage),
+    abortAfterFailure: options.abortAfterFailure,
   }
 }
 

@@ -20,7 +20,8 @@ export type HttpProviderOptions = {
 
 /**
  * An upstream reached over HTTP. It sets the upstream's own credentials; the client's never reach
- * it, because the gateway builds `call.headers` from an allow-list.
+ * it, because the gateway builds `call.headers` from an allow-list. Redirects are never followed,
+ * and its `secrets` (the API key, secret-looking header values) are scrubbed from upstream errors.
  */
 export function createHttpProvider(options: HttpProviderOptions): UpstreamProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
@@ -29,6 +30,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     id: options.id,
     protocol: options.protocol,
     weight: options.weight,
+    secrets: configuredSecrets(options),
     send(call: UpstreamCall) {
       const headers = new Headers(call.headers)
       for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
@@ -45,6 +47,9 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
         headers,
         body: call.body,
         signal: call.signal,
+        // A redirect would carry the upstream key and the prompt to wherever it points (fetch
+        // keeps `x-api-key` and `x-goog-api-key` across origins); a 3xx is answered as a 502.
+        redirect: 'manual',
       })
     },
   }
@@ -89,4 +94,28 @@ function authHeader(protocol: ProtocolName, apiKey: string): [string, string] {
       throw new Error(`Unknown protocol ${String(unknown)}`)
     }
   }
+}
+
+/** Header names whose values are credentials, whatever they look like. */
+const credentialName = /auth|key|token|secret|passw|cookie|session|signature|credential/i
+/** A value that looks like a token: long, with no spaces. */
+const tokenLike = /^[^\s]{16,}$/
+
+/**
+ * The values this upstream is sent that no client, log or event may see: the API key, and the
+ * configured headers that are credentials by name or look like tokens (each part of a
+ * `Bearer …` or `name=value; …` value too).
+ */
+function configuredSecrets(options: HttpProviderOptions): string[] {
+  const secrets: string[] = []
+  if (options.apiKey !== undefined && options.apiKey !== '') secrets.push(options.apiKey)
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (!credentialName.test(name) && !tokenLike.test(value)) continue
+    secrets.push(value)
+    for (const part of value.split(/[\s,;]+/)) {
+      const token = part.slice(part.indexOf('=') + 1)
+      if (token.length >= 8) secrets.push(token)
+    }
+  }
+  return secrets
 }

@@ -27,7 +27,8 @@ export type UpstreamCall = {
 /**
  * An upstream server of one protocol family. It answers with a WHATWG `Response`, exactly as the
  * upstream sent it: the gateway reads status, headers and body from it. Implement it to reach an
- * upstream the built-in HTTP provider cannot (custom auth, signing, an in-process model).
+ * upstream the built-in HTTP provider cannot (custom auth, signing, an in-process model). Do not
+ * follow redirects in `send`: the gateway treats a 3xx as the upstream's failure.
  */
 export interface UpstreamProvider {
   /** Identifies the upstream in usage records and events; never a secret. */
@@ -35,5 +36,11 @@ export interface UpstreamProvider {
   readonly protocol: ProtocolName
   /** Relative weight within its group (default 1). */
   readonly weight?: number | undefined
+  /**
+   * Values this provider sends upstream that no client, log or event may ever see (API keys,
+   * signing tokens). The gateway scrubs them, whole or in part, from upstream error messages and
+   * mid-stream errors; the HTTP provider lists its API key and secret-looking configured headers.
+   */
+  readonly secrets?: readonly string[] | undefined
   send(call: UpstreamCall): Promise<Response>
 }

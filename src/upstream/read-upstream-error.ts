@@ -2,6 +2,7 @@ import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
 import { readTextWithLimit } from '../http/read-body'
 import type { ProtocolName } from '../protocols/protocol-name'
+import type { SecretScrubber } from './secret-scrubber'
 
 /** Upstream response headers that a client may act on, relayed with the error. */
 const relayedErrorHeaders = ['retry-after', 'retry-after-ms'] as const
@@ -14,17 +15,30 @@ const maxErrorBodyBytes = 256 * 1024
  * its body (so a same-protocol client can get the body verbatim). All three vendors put the message
  * at `error.message`.
  *
- * Two statuses change on the way: an upstream 401 or 403 means the gateway's own upstream
+ * Some statuses change on the way: an upstream 401 or 403 means the gateway's own upstream
  * credentials were refused, which the caller can neither fix nor should mistake for a problem with
- * their key, so it becomes 502; Anthropic's 529 stays 529 and is marked `overloaded`.
+ * their key, so it becomes 502; so does a redirect, which is never followed (it would carry the
+ * upstream key elsewhere); Anthropic's 529 stays 529 and is marked `overloaded`. The body is
+ * scrubbed of the upstream's secrets first (some servers quote the key they refused).
  */
 export async function readUpstreamError(
   response: Response,
   protocol: ProtocolName,
+  scrub: SecretScrubber,
 ): Promise<GatewayError> {
+  if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+    response.body?.cancel().catch(() => undefined)
+    // Where it pointed is not said: a Location may carry tokens of its own.
+    return new GatewayError(
+      'upstream_error',
+      `The upstream answered with a redirect (HTTP ${response.status}), which the gateway does not follow.`,
+      { status: 502, upstream: { status: response.status } },
+    )
+  }
   let text = ''
   try {
-    text = await readTextWithLimit(response.body, maxErrorBodyBytes)
+    // Scrubbed before anything reads it: the message, and the body a client may get verbatim.
+    text = scrub(await readTextWithLimit(response.body, maxErrorBodyBytes))
   } catch {
     // An unreadable error body still leaves the status to report.
   }

@@ -108,7 +108,7 @@ function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
       return `This API key has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
     }
     default:
-      return 'This API key has used up its token quota. See GET /v1/usage.'
+      return 'This API key has used up its token quota, or its requests in flight hold the rest. See GET /v1/usage.'
   }
 }
 

@@ -1,10 +1,27 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { Reservation, TokenUsage, UsageOutcome, UsageRecord } from './usage-meter'
+import { settledUsage, type CallProgress } from './settled-usage'
+import type {
+  Reservation,
+  TokenEstimate,
+  TokenUsage,
+  UsageOutcome,
+  UsageRecord,
+} from './usage-meter'
 
 /** A request admitted by the meter: it settles exactly once, however it ends. */
 export type MeteredRequest = {
-  /** Settles the reservation with the usage seen; later calls do nothing. */
-  finish(outcome: UsageOutcome, status: number, usage: TokenUsage | undefined): void
+  /**
+   * Settles the reservation with the usage the upstream reported, or an estimate when it reported
+   * none (see `settledUsage`); later calls do nothing.
+   *
+   * @param progress how far the call got: sent upstream, or its answer begun toward the client
+   */
+  finish(
+    outcome: UsageOutcome,
+    status: number,
+    usage: TokenUsage | undefined,
+    progress: CallProgress,
+  ): void
   readonly finished: boolean
 }
 
@@ -28,6 +45,7 @@ export function startMeteredRequest(
     upstreamModel: string
     stream: boolean
   },
+  estimate: TokenEstimate,
 ): MeteredRequest {
   let finished = false
   const stopRenewing = renewLease(runtime, reservation)
@@ -35,17 +53,20 @@ export function startMeteredRequest(
     get finished() {
       return finished
     },
-    finish(outcome, status, usage) {
+    finish(outcome, status, reported, progress) {
       if (finished) return
       finished = true
       stopRenewing()
+      const { usage, estimated } = settledUsage(reported, outcome, estimate, progress)
       scope.event.usage = usage
+      if (estimated) scope.event.estimated = true
       const record = {
         requestId: scope.requestId,
         keyId: reservation.keyId,
         ...details,
         route: scope.event.route,
         usage,
+        estimated,
         outcome,
         status,
         startedAt: scope.startedAt,

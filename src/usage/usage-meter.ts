@@ -28,8 +28,17 @@ export type UsageRecord = {
   /** The client-facing route, such as `chat.completions`. */
   route: string
   stream: boolean
-  /** `undefined` when the upstream reported no usage (never silently zero). */
+  /**
+   * The tokens exactly as the upstream reported them. When it reported none, the gateway's
+   * estimate (and `estimated` is true) if the upstream may have worked — a whole answer, a stream
+   * that had begun, a client that left — else `undefined`; never a silent zero.
+   */
   usage: TokenUsage | undefined
+  /**
+   * True when `usage` is the gateway's estimate, not the upstream's report: the reservation's
+   * estimate for an answer with no usage in it, the input estimate for an aborted or failed one.
+   */
+  estimated?: boolean | undefined
   outcome: UsageOutcome
   /** The HTTP status the client received. */
   status: number

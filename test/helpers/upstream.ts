@@ -21,6 +21,8 @@ export type UpstreamBehaviour =
   | { kind: 'json'; body: unknown; status?: number; headers?: Record<string, string> }
   | { kind: 'sse'; frames: readonly string[]; delayMs?: number; failAfter?: number }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Exactly these bytes, with these headers: for upstreams that answer what they should not. */
+  | { kind: 'raw'; status?: number; body: string; headers: Record<string, string> }
   | { kind: 'network-error' }
   | { kind: 'hang' }
   | { kind: 'controlled'; stream: ControlledStream }
@@ -106,6 +108,11 @@ export function answer(
     case 'error':
       return HttpResponse.json(behaviour.body as object, {
         status: behaviour.status,
+        headers: behaviour.headers,
+      })
+    case 'raw':
+      return new HttpResponse(behaviour.body, {
+        status: behaviour.status ?? 200,
         headers: behaviour.headers,
       })
     case 'network-error':

@@ -47,7 +47,7 @@ export function anthropicPassthroughStream(): SseTranslator {
         'upstream_error',
         'The upstream stream ended before message_stop.',
       )
-      return { frames: [anthropicStreamErrorFrame(error)], final: 'error' }
+      return { frames: [anthropicStreamErrorFrame(error)], final: 'error', error }
     },
     failure: anthropicStreamErrorFrame,
     usage: () => toTokenUsage(usage),

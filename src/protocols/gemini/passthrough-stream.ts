@@ -44,9 +44,10 @@ export function geminiPassthroughStream(): SseTranslator {
         'upstream_error',
         'The upstream stream ended without a finish reason.',
       )
-      return { frames: [geminiStreamErrorFrame(error)], final: 'error' }
+      return { frames: [geminiStreamErrorFrame(error)], final: 'error', error }
     },
     failure: geminiStreamErrorFrame,
     usage: () => toTokenUsage(usage),
+    abortAfterFailure: true,
   }
 }

@@ -14,7 +14,8 @@ const errorPattern = /^\s*\{\s*"error"\s*:/
  * Passthrough for an OpenAI client of an OpenAI upstream: each event's data goes out as the
  * upstream wrote it. Only chunks carrying a usage object are parsed, to meter them; the usage-only
  * chunk the gateway asked for is dropped when the client did not ask for it. An upstream error
- * payload gets the spec's `event: error` framing and ends the stream.
+ * payload gets the spec's `event: error` framing and ends the stream; so does a body that ends
+ * before `[DONE]`.
  */
 export function openAIPassthroughStream(options: { clientWantsUsage: boolean }): SseTranslator {
   let usage: TokenUsage | undefined
@@ -45,7 +46,11 @@ export function openAIPassthroughStream(options: { clientWantsUsage: boolean }):
       }
       return { frames: [serializeSse(message)] }
     },
-    end: () => ({ frames: [], final: 'ok' }),
+    end() {
+      // No `[DONE]`: the answer may be cut short, and its usage chunk (sent last) is missing.
+      const error = new GatewayError('upstream_error', 'The upstream stream ended before [DONE].')
+      return { frames: [openAIStreamErrorFrame(error)], final: 'error', error }
+    },
     failure: openAIStreamErrorFrame,
     usage: () => usage,
   }

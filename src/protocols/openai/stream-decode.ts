@@ -29,9 +29,10 @@ type OpenBlock =
  *
  * The finish chunk closes the open block, but the `finish` event waits for `[DONE]` or the end of
  * the body, because the usage chunk comes after the finish chunk (STR-IN-O-06, WIRE-ALL-03).
- * Ends without a finish reason (pinned, STR-OA-06/07): after `[DONE]` the stream finishes as
- * `stop` (or `tool-calls`); at the end of the body without `[DONE]` it is an `error` event, since
- * the answer may be cut short. A data payload with an `error` key (or an `event: error` frame)
+ * Ends (pinned, STR-OA-06/07): after `[DONE]` the stream finishes, as `stop` (or `tool-calls`)
+ * when no finish reason came; a body that ends without `[DONE]` is an `error` event, even after a
+ * finish reason, since the answer or its usage chunk (sent after the finish chunk) may be cut
+ * short. A data payload with an `error` key (or an `event: error` frame)
  * becomes an `error` event, and nothing follows an `error` or a `finish`. Only choice 0 is read.
  *
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
@@ -138,7 +139,7 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
       if (message.data.trim() === '') return []
       if (message.data.startsWith('[DONE]')) {
         ended = true
-        if (!started) return [{ type: 'error', error: endedEarly() }]
+        if (!started) return [{ type: 'error', error: emptyStream() }]
         const events: StreamEvent[] = []
         closeOpen(events)
         events.push(finishEvent())
@@ -186,11 +187,8 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
     end() {
       if (ended) return []
       ended = true
-      if (rawFinish === undefined) return [{ type: 'error', error: endedEarly() }]
-      const events: StreamEvent[] = []
-      closeOpen(events)
-      events.push(finishEvent())
-      return events
+      // No `[DONE]`: cut short, even after a finish reason, since the usage chunk comes after it.
+      return [{ type: 'error', error: endedEarly() }]
     },
   }
 }
@@ -220,8 +218,12 @@ function firstText(...values: unknown[]): string | undefined {
   return values.find((value): value is string => typeof value === 'string' && value !== '')
 }
 
+function emptyStream(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream stream ended without any chunk.')
+}
+
 function endedEarly(): GatewayError {
-  return new GatewayError('upstream_error', 'The upstream stream ended without a finish reason.')
+  return new GatewayError('upstream_error', 'The upstream stream ended before [DONE].')
 }
 
 /**

@@ -90,7 +90,7 @@ export function responsesPassthroughStream(): SseTranslator {
         'upstream_error',
         'The upstream stream ended before the response finished.',
       )
-      return { frames: [failed(error)], final: 'error' }
+      return { frames: [failed(error)], final: 'error', error }
     },
     failure(error) {
       if (ended) return ''

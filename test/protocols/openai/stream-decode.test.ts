@@ -332,9 +332,17 @@ describe('OpenAI stream decoder: stream end and errors', () => {
     expect(events.filter((event) => event.type === 'text-delta')).toHaveLength(1)
   })
 
-  it('finishes at the end of the body when a finish reason came but [DONE] did not', async () => {
+  it('reports a body that ends after a finish reason but before [DONE] as an error', async () => {
+    // The usage chunk comes after the finish chunk: without [DONE] it may be what was cut off.
     const events = await decodeText(sse(chunk({ content: 'a' }), chunk({}, 'stop')))
-    expect(events.at(-1)).toEqual({ type: 'finish', finishReason: stop, usage: noUsage })
+    expect(events.map((event) => event.type)).toEqual([
+      'message-start',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'error',
+    ])
+    expect(errorOf(events).message).toBe('The upstream stream ended before [DONE].')
   })
 
   it('STR-OA-06: reports a body that ends without a finish reason as an error', async () => {
@@ -347,7 +355,7 @@ describe('OpenAI stream decoder: stream end and errors', () => {
     ])
     const error = errorOf(events)
     expect(error.code).toBe('upstream_error')
-    expect(error.message).toBe('The upstream stream ended without a finish reason.')
+    expect(error.message).toBe('The upstream stream ended before [DONE].')
   })
 
   it('STR-OA-07: finishes as stop, or tool-calls, on [DONE] without a finish reason (pinned)', async () => {
@@ -364,10 +372,10 @@ describe('OpenAI stream decoder: stream end and errors', () => {
   })
 
   it('reports an empty body, or a bare [DONE], as an error', async () => {
-    expect(errorOf(await decodeText('')).message).toBe(
-      'The upstream stream ended without a finish reason.',
+    expect(errorOf(await decodeText('')).message).toBe('The upstream stream ended before [DONE].')
+    expect(errorOf(await decodeText(sse('[DONE]'))).message).toBe(
+      'The upstream stream ended without any chunk.',
     )
-    expect(await decodeText(sse('[DONE]'))).toHaveLength(1)
   })
 
   it('STR-IN-O-06, ERR-S-O: turns a mid-stream `error` payload into an error event and stops', async () => {

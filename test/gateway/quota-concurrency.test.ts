@@ -1,0 +1,151 @@
+import { http, HttpResponse } from 'msw'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createMemoryUsageMeter,
+  type ReserveResult,
+  type UsageMeter,
+  type UsageRecord,
+} from '../../src/index'
+import { buildGateway, keys, openAIClient } from '../helpers/gateway'
+import {
+  chatCompletion,
+  chatStreamFrames,
+  createMockUpstream,
+  upstreamBaseUrl,
+} from '../helpers/upstream'
+
+const upstream = createMockUpstream()
+beforeAll(() => upstream.server.listen({ onUnhandledRequest: 'error' }))
+afterAll(() => upstream.server.close())
+
+/** What every call reports: about 120 tokens, most of them output. */
+const reported = { prompt_tokens: 20, completion_tokens: 100, total_tokens: 120 }
+const encoder = new TextEncoder()
+
+/** The upstream answers every call after 40 ms, JSON or SSE, so that all calls overlap. */
+upstream.server.use(
+  http.post(`${upstreamBaseUrl}/chat/completions`, async ({ request }) => {
+    const body = (await request.json()) as { stream?: boolean }
+    await new Promise((done) => setTimeout(done, 40))
+    if (body.stream !== true) return HttpResponse.json(chatCompletion('ok', reported))
+    const frames = chatStreamFrames(['o', 'k'], { includeUsage: true, usage: reported })
+    return new HttpResponse(
+      new ReadableStream({
+        start(controller) {
+          for (const frame of frames) controller.enqueue(encoder.encode(frame))
+          controller.close()
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    )
+  }),
+)
+
+type Step =
+  | { kind: 'admit'; id: string; held: number }
+  | { kind: 'settle'; id: string; used: number; record: UsageRecord }
+
+/** The memory meter, with every admission and settlement logged in order. */
+function tracedMeter() {
+  const inner = createMemoryUsageMeter()
+  const steps: Step[] = []
+  const meter: UsageMeter = {
+    reserve(request) {
+      const result = inner.reserve(request) as ReserveResult
+      if (result.granted) {
+        steps.push({ kind: 'admit', id: result.reservation.id, held: result.reservation.tokens })
+      }
+      return result
+    },
+    settle(reservation, record) {
+      steps.push({
+        kind: 'settle',
+        id: reservation.id,
+        used: record.usage?.totalTokens ?? 0,
+        record,
+      })
+      return inner.settle(reservation, record)
+    },
+    release: (reservation) => inner.release(reservation),
+    summary: (keyId) => inner.summary(keyId),
+  }
+  return { meter, steps, inner }
+}
+
+/**
+ * The README's bound: the requests in flight when the last request was admitted (that one
+ * included) may each use more than they held; the quota is overshot by at most the sum of
+ * those differences.
+ */
+function overshootBound(steps: readonly Step[]): number {
+  const lastAdmission = steps.findLastIndex((step) => step.kind === 'admit')
+  let bound = 0
+  for (const [index, step] of steps.entries()) {
+    if (step.kind !== 'admit' || index > lastAdmission) continue
+    const settled = steps.findIndex((other) => other.kind === 'settle' && other.id === step.id)
+    if (settled > lastAdmission) {
+      bound += (steps[settled] as Extract<Step, { kind: 'settle' }>).used - step.held
+    }
+  }
+  return bound
+}
+
+const quota = 2000
+const concurrent = 200
+
+/** 200 concurrent calls through the openai SDK (every other one a stream) on a 2,000-token key. */
+async function burst(defaultOutputTokens?: number) {
+  const { meter, steps, inner } = tracedMeter()
+  const { gateway } = buildGateway({
+    usageMeter: meter,
+    keys: [{ key: keys.limited, quota: { tokens: quota } }],
+    ...(defaultOutputTokens === undefined ? {} : { defaultOutputTokens }),
+  })
+  const client = openAIClient(gateway, keys.limited)
+  const messages = [{ role: 'user' as const, content: 'Say ok.' }]
+  const results = await Promise.allSettled(
+    Array.from({ length: concurrent }, async (_, index) => {
+      if (index % 2 === 0) {
+        return client.chat.completions.create({ model: 'gpt-4o-mini', messages })
+      }
+      const stream = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages,
+        stream: true,
+      })
+      for await (const chunk of stream) void chunk
+      return stream
+    }),
+  )
+  const refused = results.filter(
+    (result) =>
+      result.status === 'rejected' && (result.reason as { status?: number }).status === 429,
+  ).length
+  const served = results.filter((result) => result.status === 'fulfilled').length
+  const keyId = steps.find((step) => step.kind === 'settle')?.record.keyId ?? ''
+  const used = (await inner.summary(keyId)).totalTokens
+  return { served, refused, used, overshoot: Math.max(0, used - quota), steps }
+}
+
+describe('quota under concurrency', () => {
+  it('holds the default output allowance: 200 concurrent calls on a 2,000-token quota overshoot it by at most a few calls', async () => {
+    const run = await burst()
+    expect(run.served + run.refused).toBe(concurrent)
+    expect(run.served).toBeGreaterThan(0)
+    // Every admitted call settled with what the upstream reported, none estimated.
+    const settled = run.steps.filter((step) => step.kind === 'settle')
+    expect(settled).toHaveLength(run.served)
+    expect(settled.every((step) => step.used === 120 && step.record.estimated === false)).toBe(true)
+    expect(run.overshoot).toBeLessThanOrEqual(Math.max(0, overshootBound(run.steps)))
+    expect(run.overshoot).toBeLessThanOrEqual(3 * 120)
+  })
+
+  it('keeps to the bound when the allowance is smaller than what calls really use', async () => {
+    // 50 output tokens held, 100 used: each call in flight may spend 50 + input beyond its hold.
+    const run = await burst(50)
+    expect(run.served + run.refused).toBe(concurrent)
+    const bound = overshootBound(run.steps)
+    expect(run.overshoot).toBeGreaterThan(0)
+    expect(run.overshoot).toBeLessThanOrEqual(bound)
+  })
+})
