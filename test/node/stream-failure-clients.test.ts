@@ -15,8 +15,6 @@ import { geminiTextFrames } from '../helpers/gemini-upstream'
 import { startSocketUpstream, type SocketAnswer, type SocketCall } from '../helpers/socket-upstream'
 import { chatStreamFrames } from '../helpers/upstream'
 
-type Family = 'openai' | 'anthropic' | 'gemini'
-
 /** How the upstream fails after its first pieces of text. */
 type FailureMode = 'reset' | 'truncated'
 let mode: FailureMode = 'reset'
@@ -140,26 +138,23 @@ async function viaLangChain(
   return { text, failed: false, how: 'clean end' }
 }
 
-const clients: Record<string, { family: Family; run(model: string): Promise<Outcome> }> = {
+/** Each client library, speaking its own protocol to the gateway. */
+const clients: Record<string, { run(model: string): Promise<Outcome> }> = {
   'ai-sdk openai': {
-    family: 'openai',
     run: (model) =>
       viaAiSdk(createOpenAI({ apiKey: keys.main, baseURL: `${gateway.url}/v1` }).chat(model)),
   },
   'ai-sdk anthropic': {
-    family: 'anthropic',
     run: (model) =>
       viaAiSdk(createAnthropic({ apiKey: keys.main, baseURL: `${gateway.url}/v1` })(model)),
   },
   'ai-sdk google': {
-    family: 'gemini',
     run: (model) =>
       viaAiSdk(
         createGoogleGenerativeAI({ apiKey: keys.main, baseURL: `${gateway.url}/v1beta` })(model),
       ),
   },
   '@google/genai': {
-    family: 'gemini',
     run: async (model) => {
       const genai = new GoogleGenAI({ apiKey: keys.main, httpOptions: { baseUrl: gateway.url } })
       let text = ''
@@ -176,7 +171,6 @@ const clients: Record<string, { family: Family; run(model: string): Promise<Outc
     },
   },
   'langchain openai': {
-    family: 'openai',
     run: (model) =>
       viaLangChain(() =>
         new ChatOpenAI({
@@ -188,7 +182,6 @@ const clients: Record<string, { family: Family; run(model: string): Promise<Outc
       ),
   },
   'langchain anthropic': {
-    family: 'anthropic',
     run: (model) =>
       viaLangChain(() =>
         new ChatAnthropic({
@@ -200,7 +193,6 @@ const clients: Record<string, { family: Family; run(model: string): Promise<Outc
       ),
   },
   'langchain google-genai': {
-    family: 'gemini',
     run: (model) =>
       withLeakedRejections(() =>
         new ChatGoogleGenerativeAI({

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { GatewayError } from '../../src/errors'
 import { createSecretScrubber, scrubGatewayError } from '../../src/upstream/secret-scrubber'
@@ -67,5 +68,48 @@ describe('secret scrubber', () => {
     expect(clean.cause).toBeUndefined()
     const harmless = new GatewayError('upstream_error', 'nothing secret')
     expect(scrubGatewayError(harmless, scrub)).toBe(harmless)
+  })
+})
+
+describe('secret scrubber, for any secret and any message around it', () => {
+  const secretChars = fc.constantFrom(
+    ...'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ0123456789-_',
+  )
+  const secretArbitrary = fc.string({ unit: secretChars, minLength: 20, maxLength: 64 })
+  /** The secret whole, cut to 12+ characters, or masked in the middle, inside any text. */
+  const leakArbitrary = (secret: string) =>
+    fc.oneof(
+      fc.constant(secret),
+      fc
+        .integer({ min: 0, max: secret.length - 12 })
+        .chain((start) =>
+          fc
+            .integer({ min: start + 12, max: secret.length })
+            .map((end) => secret.slice(start, end)),
+        ),
+      fc.constant(`${secret.slice(0, 6)}***${secret.slice(-4)}`),
+    )
+
+  it('leaves no 12 characters of the secret, and every JSON text stays valid JSON', () => {
+    fc.assert(
+      fc.property(
+        secretArbitrary.chain((secret) =>
+          fc.tuple(fc.constant(secret), leakArbitrary(secret), fc.string(), fc.string()),
+        ),
+        ([secret, leak, before, after]) => {
+          const scrub = createSecretScrubber([secret])
+          const message = `${before}${leak}${after}`
+          const json = JSON.stringify({ error: { message, code: 'invalid_api_key' } })
+          for (const text of [message, json]) {
+            const clean = scrub(text)
+            for (let start = 0; start + 12 <= secret.length; start += 1) {
+              expect(clean).not.toContain(secret.slice(start, start + 12))
+            }
+          }
+          expect(() => JSON.parse(scrub(json))).not.toThrow()
+        },
+      ),
+      { seed: 7, numRuns: 500 },
+    )
   })
 })
