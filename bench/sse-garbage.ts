@@ -19,7 +19,9 @@ const { values } = parseArgs({
     line: { type: 'string', default: '60' },
   },
 })
-const module = (await import(pathToFileURL(resolve(values.reader)).href)) as typeof import('../src/sse/sse-reader')
+const module = (await import(
+  pathToFileURL(resolve(values.reader)).href
+)) as typeof import('../src/sse/sse-reader')
 
 const totalBytes = Number(values.mb) * 1024 * 1024
 const lineChars = Number(values.line)

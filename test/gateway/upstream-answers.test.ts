@@ -213,7 +213,7 @@ describe.each(cells)(
     for (const [name, bad] of Object.entries(badAnswers)) {
       it(`${name} (${bad.stream ? 'stream' : 'JSON'} request) is a ${expectedStatus[client]} upstream error, recorded as error with no usage`, async () => {
         if (group === 'openai') openaiUpstream.answer(bad.upstream.openai)
-      else behaviour[group] = bad.upstream[group]
+        else behaviour[group] = bad.upstream[group]
         const before = meter.records().length
         const failure = await failureOf(() => clients[client](`${group}-model`, bad.stream))
         expect(failure.status).toBe(expectedStatus[client])
