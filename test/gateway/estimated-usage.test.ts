@@ -69,7 +69,8 @@ describe('usage the upstream never reported', () => {
     const { openai, meter, events, inputEstimate } = setup()
     upstream.answer({ kind: 'json', body: noUsage })
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: hello })
-    const expected = estimate(inputEstimate(), 4096)
+    // No limit in the request: gpt-4o-mini's own maximum output, from its profile.
+    const expected = estimate(inputEstimate(), 16_384)
     expect(meter.records()[0]).toMatchObject({ outcome: 'ok', estimated: true, usage: expected })
     expect(events[0]).toMatchObject({ outcome: 'ok', estimated: true, usage: expected })
     expect((await meter.summary(meter.records()[0]!.keyId)).totalTokens).toBe(expected.totalTokens)

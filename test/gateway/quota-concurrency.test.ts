@@ -11,6 +11,7 @@ import {
   chatCompletion,
   chatStreamFrames,
   createMockUpstream,
+  upstreamApiKey,
   upstreamBaseUrl,
 } from '../helpers/upstream'
 
@@ -93,13 +94,27 @@ function overshootBound(steps: readonly Step[]): number {
 const quota = 2000
 const concurrent = 200
 
-/** 200 concurrent calls through the openai SDK (every other one a stream) on a 2,000-token key. */
-async function burst(defaultOutputTokens?: number) {
+/**
+ * 200 concurrent calls through the openai SDK (every other one a stream) on a 2,000-token key;
+ * `maxOutputTokens` overrides the model's profile, as an operator may.
+ */
+async function burst(maxOutputTokens?: number) {
   const { meter, steps, inner } = tracedMeter()
   const { gateway } = buildGateway({
     usageMeter: meter,
     keys: [{ key: keys.limited, quota: { tokens: quota } }],
-    ...(defaultOutputTokens === undefined ? {} : { defaultOutputTokens }),
+    groups: [
+      {
+        id: 'gpt',
+        protocol: 'openai',
+        models: [
+          maxOutputTokens === undefined
+            ? 'gpt-4o-mini'
+            : { name: 'gpt-4o-mini', profile: { maxOutputTokens } },
+        ],
+        upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
+      },
+    ],
   })
   const client = openAIClient(gateway, keys.limited)
   const messages = [{ role: 'user' as const, content: 'Say ok.' }]
@@ -128,7 +143,7 @@ async function burst(defaultOutputTokens?: number) {
 }
 
 describe('quota under concurrency', () => {
-  it('holds the default output allowance: 200 concurrent calls on a 2,000-token quota overshoot it by at most a few calls', async () => {
+  it('holds the default output allowance (the model’s maximum output): 200 concurrent calls on a 2,000-token quota overshoot it by at most a few calls', async () => {
     const run = await burst()
     expect(run.served + run.refused).toBe(concurrent)
     expect(run.served).toBeGreaterThan(0)
@@ -141,7 +156,7 @@ describe('quota under concurrency', () => {
   })
 
   it('keeps to the bound when the allowance is smaller than what calls really use', async () => {
-    // 50 output tokens held, 100 used: each call in flight may spend 50 + input beyond its hold.
+    // A profile that says 50 output tokens, 100 used: each call in flight spends 50 beyond its hold.
     const run = await burst(50)
     expect(run.served + run.refused).toBe(concurrent)
     const bound = overshootBound(run.steps)
