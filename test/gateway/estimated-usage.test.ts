@@ -138,6 +138,7 @@ describe('usage the upstream never reported', () => {
     upstream.answer({ kind: 'hang' })
     const controller = new AbortController()
     const body = JSON.stringify({ model: 'gpt-4o-mini', messages: hello })
+    const callsBefore = upstream.calls.length
     const pending = gateway(
       new Request(`${gatewayUrl}/v1/chat/completions`, {
         method: 'POST',
@@ -146,7 +147,7 @@ describe('usage the upstream never reported', () => {
         signal: controller.signal,
       }),
     )
-    await vi.waitFor(() => expect(upstream.calls.length).toBeGreaterThan(0))
+    await vi.waitFor(() => expect(upstream.calls.length).toBe(callsBefore + 1))
     controller.abort()
     expect((await pending).status).toBe(499)
     expect(meter.records()[0]).toMatchObject({
@@ -154,6 +155,25 @@ describe('usage the upstream never reported', () => {
       estimated: true,
       usage: estimate(Math.ceil(body.length / 4), 0),
     })
+  })
+
+  it('records nothing for a call whose client left before it was sent upstream', async () => {
+    const { gateway, meter } = setup()
+    const callsBefore = upstream.calls.length
+    const controller = new AbortController()
+    controller.abort()
+    const response = await gateway(
+      new Request(`${gatewayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys.main}` },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: hello }),
+        signal: controller.signal,
+      }),
+    )
+    expect(response.status).toBe(499)
+    expect(upstream.calls.length).toBe(callsBefore)
+    expect(meter.records()[0]).toMatchObject({ outcome: 'aborted', estimated: false })
+    expect(meter.records()[0]!.usage).toBeUndefined()
   })
 
   it('settles a stream that fails mid-way without usage with the input estimate, as an error', async () => {

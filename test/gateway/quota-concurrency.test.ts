@@ -2,6 +2,8 @@ import { http, HttpResponse } from 'msw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createMemoryUsageMeter,
+  type KeyUsageSummary,
+  type LimitState,
   type ReserveResult,
   type UsageMeter,
   type UsageRecord,
@@ -52,9 +54,15 @@ function tracedMeter() {
   const steps: Step[] = []
   const meter: UsageMeter = {
     reserve(request) {
+      // What the quota holds for this call: the estimate, or the remainder when that is smaller.
+      const quotaHeld = (limits: readonly LimitState[] | undefined) =>
+        limits?.find((limit) => limit.name === 'quota')?.reserved ?? 0
+      const settings = { quotaTokens: request.quotaTokens }
+      const before = quotaHeld((inner.summary(request.keyId, settings) as KeyUsageSummary).limits)
       const result = inner.reserve(request) as ReserveResult
       if (result.granted) {
-        steps.push({ kind: 'admit', id: result.reservation.id, held: result.reservation.tokens })
+        const held = quotaHeld(result.limits) - before
+        steps.push({ kind: 'admit', id: result.reservation.id, held })
       }
       return result
     },
