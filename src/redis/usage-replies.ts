@@ -105,13 +105,23 @@ export function parseStatus(reply: readonly number[], offset: number, plan: Limi
   return { now, states, next: offset + 14 }
 }
 
-/** The refusals of a refused reserve: pairs of (limit index, wait ms, -1 = never) after the clock. */
+/**
+ * The refusals of a refused reserve: pairs of (limit index, wait ms, -1 = never) after the clock.
+ * Indices 8–10 are the budgets of 5–7 refused because requests in flight hold what is left.
+ */
 export function parseRefusals(reply: readonly number[], plan: LimitPlan): LimitRefusal[] {
   const refusals: LimitRefusal[] = []
   for (let index = 2; index + 1 < reply.length; index += 2) {
-    const name = limitAt[reply[index]! - 1]!
+    const slot = reply[index]!
+    const inFlight = slot > limitAt.length
+    const name = limitAt[(inFlight ? slot - 3 : slot) - 1]!
     const wait = reply[index + 1]!
-    refusals.push({ name, limit: limitOf(plan, name), retryAfterMs: wait < 0 ? undefined : wait })
+    refusals.push({
+      name,
+      limit: limitOf(plan, name),
+      retryAfterMs: wait < 0 ? undefined : wait,
+      ...(inFlight ? { inFlight } : {}),
+    })
   }
   return refusals
 }

@@ -13,8 +13,9 @@ export type Admission = { reservation: Reservation; limits: readonly LimitState[
  * atomic step. A refusal never costs an upstream call:
  * - a spent budget is 429 `insufficient_quota`, with `x-should-retry: false` (the SDKs then do not
  *   retry) and, for a day or month budget, `retry-after` until the period ends;
- * - a window or the concurrency limit is 429 `rate_limited`, with `retry-after` and
- *   `retry-after-ms` (read first by the official SDKs);
+ * - a window, the concurrency limit, or a budget whose remainder the key's requests in flight
+ *   hold is 429 `rate_limited`, with `retry-after` and `retry-after-ms` (read first by the
+ *   official SDKs);
  * - a shared store that cannot be asked, under a fail-closed policy, is 503.
  */
 export async function admit(
@@ -92,6 +93,10 @@ function rateLimitMessage(refusal: LimitRefusal | undefined): string {
   if (refusal.name === 'concurrency') {
     return `This API key already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
   }
+  if (refusal.inFlight === true) {
+    const budget = refusal.name === 'quota' ? 'token quota' : `${refusal.name} budget`
+    return `What is left of this API key's ${budget} (limit ${refusal.limit}) is held by its requests in flight, and this request needs more than that.${wait}`
+  }
   const what = windowWords[refusal.name] ?? refusal.name
   return `Rate limit reached for ${what}: limit ${refusal.limit}.${wait}`
 }
@@ -108,7 +113,7 @@ function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
       return `This API key has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
     }
     default:
-      return 'This API key has used up its token quota, or its requests in flight hold the rest. See GET /v1/usage.'
+      return 'This API key has used up its token quota. See GET /v1/usage.'
   }
 }
 

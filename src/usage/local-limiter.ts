@@ -6,6 +6,7 @@ import {
   type WindowLimitName,
   windowMs,
 } from './key-limits'
+import { admitOnBudget, heldBudgetRetryMs } from './budget-admission'
 import {
   bucketCapacity,
   bucketCost,
@@ -69,8 +70,9 @@ export function windowUnits(name: WindowLimitName, estimate: TokenEstimate): num
  * - a window admits a request when it holds the request's cost (a request larger than the window
  *   waits for a full one); the cost is debited at once, and corrected at settle by actual −
  *   estimate (never refunded when the upstream reported no usage);
- * - a budget admits while anything is left, holding the estimate, but never more than is left: a
- *   request admitted on the last tokens may overshoot by its actual use beyond its hold;
+ * - a budget admits a request whose estimate fits in what is left, holding it; one that does not
+ *   fit only while nothing else is in flight on the budget, holding the remainder
+ *   (`admitOnBudget`);
  * - concurrency counts live leases; an expired lease frees its holds (its usage, unknown, is not
  *   counted unless its settle comes later).
  */
@@ -183,11 +185,15 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       const holds: Held['budgets'] = []
       for (const { name, limit } of plan.budgets) {
         const counter = counterOf(state, name, at)
-        const left = limit - counter.spent - counter.held
-        if (left <= 0) {
+        const admission = admitOnBudget(limit, counter.spent, counter.held, total)
+        if (admission.admitted) {
+          holds.push({ name, periodId: counter.periodId, amount: admission.hold })
+        } else if (admission.why === 'held') {
+          refusals.push({ name, limit, retryAfterMs: heldBudgetRetryMs, inFlight: true })
+        } else {
           const end = budgetPeriod(budgetPeriodKinds[name], at).endMs
           refusals.push({ name, limit, retryAfterMs: end === undefined ? undefined : end - at })
-        } else holds.push({ name, periodId: counter.periodId, amount: Math.min(total, left) })
+        }
       }
       if (refusals.length > 0) return { granted: false, refusals }
 
@@ -255,6 +261,17 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       if (live === undefined) return false
       live.expiresAt = now() + leaseMs
       return true
+    },
+
+    /**
+     * Counts tokens used before this process started (from the usage ledger) in a budget's
+     * period `periodId`. A period that ended meanwhile is left alone: the new one starts empty.
+     * Seeding comes before the budget's first request, so nothing counted here is counted twice;
+     * should a settle have come first, the larger count stands.
+     */
+    seed(keyId: string, name: BudgetLimitName, periodId: number, tokens: number): void {
+      const counter = counterOf(stateOf(keyId), name, now())
+      if (counter.periodId === periodId) counter.spent = Math.max(counter.spent, tokens)
     },
 
     /** The tokens that the key's live reservations estimated, together. */

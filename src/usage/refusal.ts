@@ -4,12 +4,12 @@ import type { LimitRefusal, ReserveResult } from './usage-meter'
 const budgets = new Set<LimitName>(budgetLimitNames)
 
 /**
- * The refusal a meter answers when limits refused a request. A spent budget wins over a window
- * (retrying soon cannot help it), and among several the longest wait is the one to report: every
- * limit must pass for the request to pass.
+ * The refusal a meter answers when limits refused a request. A spent budget wins over a window or
+ * a budget held by requests in flight (retrying soon cannot help it), and among several the
+ * longest wait is the one to report: every limit must pass for the request to pass.
  */
 export function refusalResult(refusals: readonly LimitRefusal[]): ReserveResult {
-  const spent = refusals.filter((refusal) => budgets.has(refusal.name))
+  const spent = refusals.filter((refusal) => budgets.has(refusal.name) && refusal.inFlight !== true)
   const candidates = spent.length > 0 ? spent : refusals
   let chosen = candidates[0]!
   for (const refusal of candidates) {

@@ -114,6 +114,12 @@ export type LimitRefusal = {
   limit: number
   /** When a retry can succeed, in milliseconds; `undefined` when waiting cannot help. */
   retryAfterMs: number | undefined
+  /**
+   * A budget that is not spent, but whose remainder is held by the key's requests in flight and
+   * is smaller than this request's estimate: a retry once they end can succeed (429
+   * `rate_limit_exceeded`, not `insufficient_quota`).
+   */
+  inFlight?: boolean | undefined
 }
 
 /** The answer to `reserve`. */

@@ -107,18 +107,28 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30), eventually)
     const estimate = limited.reserves()[0]!.estimatedTokens
     expect(limited.reserves().every((request) => request.estimatedTokens === estimate)).toBe(true)
-    const expected = Math.ceil(1000 / estimate)
+    // Each holds its whole estimate; the rest is too little for another while they are in flight.
+    const expected = Math.floor(1000 / estimate)
     await vi.waitFor(() => expect(limited.upstream.calls()).toBe(expected), eventually)
     const held = (await usageOf(limited.urls[1], limitedKeys.day))['limits']['tokensPerDay']
-    expect(held).toMatchObject({ limit: 1000, used: 0, reserved: 1000, remaining: 0 })
+    expect(held).toMatchObject({
+      limit: 1000,
+      used: 0,
+      reserved: expected * estimate,
+      remaining: 1000 - expected * estimate,
+    })
     limited.upstream.open()
     const results = await pending
     const admitted = results.flatMap((result) =>
       result.status === 'fulfilled' ? [result.value] : [],
     )
     expect(admitted).toHaveLength(expected)
+    // Not spent, held: a retry after a second may succeed, which the SDKs do on their own.
     const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult
-    expect(refused.reason).toMatchObject({ status: 429, code: 'insufficient_quota' })
+    expect(refused.reason).toBeInstanceOf(OpenAI.RateLimitError)
+    expect(refused.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded' })
+    expect(refused.reason.message).toContain('held by its requests in flight')
+    expect(refused.reason.headers.get('retry-after')).toBe('1')
     const used = admitted.reduce((sum, answer) => sum + answer.usage!.total_tokens, 0)
     // Settles finish off the request path, on either instance's Redis connection.
     await vi.waitFor(async () => {
@@ -155,24 +165,39 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     expect(limited.reserves().length - before).toBe(1)
   })
 
-  it('tells when a spent daily budget comes back: retry-after until UTC midnight', async () => {
+  it('tells when a held budget may admit (in a second) and a spent one comes back (at UTC midnight)', async () => {
     const limited = await start(kind)
-    // 1000 tokens of budget, 4000 of output reserved: the first request holds the whole day.
+    // A prompt of about 1,100 tokens on a 1,000-token day: admitted alone, holding the whole day.
     limited.upstream.shut()
+    const long = [{ role: 'user' as const, content: 'x'.repeat(4400) }]
     const first = openai(limited.urls[0], limitedKeys.day).chat.completions.create({
       model: 'gpt-test',
-      messages: hello,
-      max_tokens: 4000,
+      messages: long,
     })
     await vi.waitFor(() => expect(limited.upstream.calls()).toBe(1), eventually)
-    const error = (await openai(limited.urls[1], limitedKeys.day)
-      .chat.completions.create({ model: 'gpt-test', messages: hello })
-      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>
+    const ask = () =>
+      openai(limited.urls[1], limitedKeys.day)
+        .chat.completions.create({ model: 'gpt-test', messages: hello })
+        .catch((caught: unknown) => caught) as Promise<InstanceType<typeof OpenAI.APIError>>
+    const held = await ask()
+    expect(held).toMatchObject({ status: 429, code: 'rate_limit_exceeded' })
+    expect(held.message).toContain('tokensPerDay budget (limit 1000) is held by its requests')
+    expect(held.headers?.get('retry-after')).toBe('1')
+    expect(held.headers?.get('x-should-retry')).toBeNull()
     limited.upstream.open()
-    await first
+    const answer = await first
+    expect(answer.usage!.total_tokens).toBeGreaterThan(1000)
+    // Settles finish off the request path: wait until the day is seen spent.
+    await vi.waitFor(async () => {
+      const day = (await usageOf(limited.urls[1], limitedKeys.day))['limits']['tokensPerDay']
+      expect(day).toMatchObject({ used: answer.usage!.total_tokens, reserved: 0 })
+    }, eventually)
+    const spent = await ask()
     const untilMidnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 - Date.now()
-    expect(error.message).toContain('daily token budget (tokensPerDay: 1000)')
-    expect(Math.abs(Number(error.headers?.get('retry-after')) - untilMidnight / 1000)).toBeLessThan(
+    expect(spent).toMatchObject({ status: 429, code: 'insufficient_quota' })
+    expect(spent.message).toContain('daily token budget (tokensPerDay: 1000)')
+    expect(spent.headers?.get('x-should-retry')).toBe('false')
+    expect(Math.abs(Number(spent.headers?.get('retry-after')) - untilMidnight / 1000)).toBeLessThan(
       5,
     )
   })

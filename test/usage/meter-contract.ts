@@ -198,6 +198,13 @@ export function describeMeterContract(name: string, factory: MeterFactory): void
         )
         const held = granted(results)
         expect(held).toHaveLength(10)
+        // Not spent yet, only held by the ten in flight: a retry once they end may succeed.
+        for (const result of results.filter((result) => !result.granted)) {
+          expect(result).toMatchObject({
+            reason: 'rate_limited',
+            refusal: { name: 'tokensPerDay', inFlight: true, retryAfterMs: 1000 },
+          })
+        }
         await Promise.all(
           held.map((reservation) =>
             meter.settle(reservation, recordOf(reservation, inputUsage(100))),
@@ -218,18 +225,50 @@ export function describeMeterContract(name: string, factory: MeterFactory): void
     )
 
     it(
-      'holds no more than is left of a budget, so the last request may overshoot only by its own use',
+      'holds whole estimates; a request that does not fit in the rest waits while others are in flight, then runs alone on it',
       withMeter(async ({ meter }) => {
         const quota = 250
-        const results = await Promise.all(
-          Array.from({ length: 10 }, () =>
-            reserveFor(meter, 'quota', {}, { inputTokens: 100, outputTokens: 0 }, quota),
-          ),
-        )
-        // 100 + 100 + the last 50: three admitted, nothing left to hold for a fourth.
-        expect(granted(results)).toHaveLength(3)
-        const lifetime = await stateOf(meter, 'quota', { quotaTokens: quota }, 'quota')
-        expect(lifetime).toMatchObject({ reserved: 250, remaining: 0 })
+        const estimate = { inputTokens: 100, outputTokens: 0 }
+        const settings = { quotaTokens: quota }
+        const reserve = () => reserveFor(meter, 'quota', {}, estimate, quota)
+        const results = await Promise.all(Array.from({ length: 10 }, reserve))
+        // 100 + 100 fit; the last 50 are not enough for a third while two are in flight.
+        const [first, second] = granted(results)
+        expect(granted(results)).toHaveLength(2)
+        expect(results.filter((result) => !result.granted)).toHaveLength(8)
+        expect(results.find((result) => !result.granted)).toMatchObject({
+          reason: 'rate_limited',
+          refusal: { name: 'quota', limit: quota, inFlight: true, retryAfterMs: 1000 },
+        })
+        expect(await stateOf(meter, 'quota', settings, 'quota')).toMatchObject({
+          used: 0,
+          reserved: 200,
+          remaining: 50,
+        })
+        await meter.settle(first!, recordOf(first!, inputUsage(100)))
+        expect((await reserve()).granted).toBe(false)
+        await meter.settle(second!, recordOf(second!, inputUsage(100)))
+        // Nothing in flight: one request runs on the remainder, holding all of it.
+        const alone = await reserve()
+        expect(alone.granted).toBe(true)
+        expect(await stateOf(meter, 'quota', settings, 'quota')).toMatchObject({
+          used: 200,
+          reserved: 50,
+          remaining: 0,
+        })
+        expect(await reserve()).toMatchObject({ reason: 'rate_limited' })
+        if (alone.granted)
+          await meter.settle(alone.reservation, recordOf(alone.reservation, inputUsage(100)))
+        // Spent (by 50 more than it held: the bound), so waiting cannot help.
+        expect(await reserve()).toMatchObject({
+          reason: 'quota_exceeded',
+          refusal: { name: 'quota', retryAfterMs: undefined },
+        })
+        expect(await stateOf(meter, 'quota', settings, 'quota')).toMatchObject({
+          used: 300,
+          reserved: 0,
+          remaining: 0,
+        })
       }),
     )
 

@@ -1,13 +1,16 @@
+import { heldBudgetRetryMs } from '../../usage/budget-admission'
 import { defineRedisScript } from '../redis-script'
 import { usagePrelude } from './usage-prelude'
 
 /**
  * Reserve: checks every configured limit and, only if all pass, holds the request's share of each
  * (all or nothing). Reply: `{1, status…}` granted; `{0, now, limit index, wait ms, …}` refused
- * (indices 1–3 windows, 4 concurrency, 5–7 day, month, lifetime budget; wait -1 = never);
+ * (indices 1–3 windows, 4 concurrency, 5–7 day, month, lifetime budget spent, 8–10 the same
+ * budgets held by requests in flight; wait -1 = never);
  * `{2, now, budget kind…}` budgets to seed first; `{3, now}` the id was already settled.
  */
 const reserveBody = `
+local HELD_WAIT = ${heldBudgetRetryMs}
 prune()
 if redis.call('ZSCORE', KEYS[1], id) then
   -- The same reservation again (a retry after a timeout): granted, nothing held twice.
@@ -40,14 +43,20 @@ for w = 1, 3 do
 end
 local total = est_in + est_out
 local holds = { 0, 0, 0 }
+-- The budget rule of admitOnBudget (src/usage/budget-admission.ts): the whole estimate when it
+-- fits, the remainder when nothing else is in flight, else a short wait (index 7 + k: held).
 for k = 1, 3 do
   local b = budgets[k]
   if b then
     local left = b.limit - b.s - b.h
-    if left <= 0 then
+    if b.s >= b.limit then
       refuse(4 + k, b.ends > 0 and (b.ends - now) or -1)
+    elseif total <= left then
+      holds[k] = total
+    elseif b.h <= 0 then
+      holds[k] = left
     else
-      holds[k] = math.min(total, left)
+      refuse(7 + k, HELD_WAIT)
     end
   end
 end
