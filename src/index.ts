@@ -48,6 +48,7 @@ export type {
 export type { UsageLedger } from './usage/usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
 export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
+export type { ReseedFunction } from './usage/budget-seeds'
 export type { ResponseStore, StoredJson, StoredResponse } from './response-store/response-store'
 export { createMemoryResponseStore } from './response-store/memory-response-store'
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'

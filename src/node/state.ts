@@ -10,9 +10,12 @@ import { createPostgresLedger, type PostgresLedger } from '../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../postgres/migrate'
 import { createPgListener } from '../postgres/pg-listener'
 import { createRedisResponseStore } from '../redis/redis-response-store'
+import { ledgerReseed } from '../postgres/ledger-reseed'
 import { createRedisUsageMeter } from '../redis/redis-usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
 import type { StoreLogger } from '../redis/store-health'
+import type { ReseedFunction } from '../usage/budget-seeds'
+import { createMemoryUsageMeter } from '../usage/memory-usage-meter'
 import type { UsageMeter } from '../usage/usage-meter'
 import { openPostgresPool } from './postgres-pool'
 import { closeNodeRedis, connectNodeRedis, nodeRedisScriptClient } from './redis-connection'
@@ -32,7 +35,10 @@ export type ConnectStateOptions = {
 
 /** The shared-state parts a config's `state` section connected. */
 export type ConnectedState = {
-  /** With `redis`: the usage meter every instance shares. */
+  /**
+   * With `redis`: the usage meter every instance shares. With `postgres` alone: this process's
+   * memory meter, whose budgets are seeded from the ledger on each key's first request.
+   */
   usageMeter?: UsageMeter
   /** With `redis`: the Responses store every instance shares. */
   responseStore?: ResponseStore
@@ -77,15 +83,29 @@ export function readStateConfig(
  * - with `postgres`, a `pg` pool (the optional peer dependency, imported only then), the schema
  *   migrated (or checked), a key store that listens for key changes, and the usage ledger;
  * - with `redis`, a node-redis client (the optional peer dependency `redis`, imported only then)
- *   and the shared usage meter and Responses store over it. With both, budgets Redis loses (a restart, a flush) are
- *   re-seeded from the ledger, after this instance's queued rows are written.
+ *   and the shared usage meter and Responses store over it. With both, budgets Redis loses (a
+ *   restart, a flush) are re-seeded from the ledger, after this instance's queued rows are written;
+ * - with `postgres` alone, a memory meter whose budgets are seeded from the ledger, so that a
+ *   restart does not give a key back the budget it spent.
  */
 export async function connectState(
   state: StateConfig | undefined,
   options: ConnectStateOptions = {},
 ): Promise<ConnectedState> {
   const postgres = await connectPostgres(state, options)
-  if (state?.redis === undefined) return postgres
+  const ledger = postgres.usageLedger
+  if (state?.redis === undefined) {
+    if (ledger === undefined) return postgres
+    // Without Redis the meter is this process's own: its budgets start from the ledger, so a
+    // restart does not give a key back what it spent.
+    return {
+      ...postgres,
+      usageMeter: createMemoryUsageMeter({
+        leaseMs: state?.leaseMs,
+        reseed: loudly(ledgerReseed(ledger), options.logger ?? console),
+      }),
+    }
+  }
   let redis
   try {
     redis = await connectNodeRedis(state.redis, options.redisConnectTimeoutMs ?? 2000)
@@ -93,7 +113,6 @@ export async function connectState(
     await postgres.close()
     throw error
   }
-  const ledger = postgres.usageLedger
   const usageMeter = createRedisUsageMeter({
     client: nodeRedisScriptClient(redis),
     prefix: state.prefix,
@@ -101,15 +120,7 @@ export async function connectState(
     leaseMs: state.leaseMs,
     onFailure: state.onFailure,
     logger: options.logger,
-    reseed:
-      ledger === undefined
-        ? undefined
-        : async (keyId, period) => {
-            // This instance's queued rows first: what is still queued elsewhere (at most one
-            // flush interval of traffic) is the documented bound.
-            await ledger.flush()
-            return ledger.usedSince(keyId, period.startMs)
-          },
+    reseed: ledger === undefined ? undefined : ledgerReseed(ledger),
   })
   return {
     ...postgres,
@@ -122,6 +133,24 @@ export async function connectState(
       await postgres.close()
       await closeNodeRedis(redis)
     },
+  }
+}
+
+/** A `reseed` whose failures are logged (at most one line per 10 s): budgets then answer 503. */
+function loudly(reseed: ReseedFunction, logger: StoreLogger): ReseedFunction {
+  let lastLog = -Infinity
+  return async (keyId, period) => {
+    try {
+      return await reseed(keyId, period)
+    } catch (error) {
+      if (Date.now() - lastLog >= 10_000) {
+        lastLog = Date.now()
+        logger.error(
+          `[model-gateway] Cannot read budgets from the usage ledger (${error instanceof Error ? error.message : String(error)}). Keys with token budgets are refused (503) until it answers.`,
+        )
+      }
+      throw error
+    }
   }
 }
 

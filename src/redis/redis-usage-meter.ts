@@ -6,6 +6,7 @@ import {
   type KeyLimitSettings,
   type LimitPlan,
 } from '../usage/key-limits'
+import type { ReseedFunction } from '../usage/budget-seeds'
 import { createLocalLimiter } from '../usage/local-limiter'
 import { defaultLeaseMs, estimateOf } from '../usage/memory-usage-meter'
 import { refusalResult } from '../usage/refusal'
@@ -38,14 +39,7 @@ import {
 import { usageKeys } from './usage-keys'
 import { withTimeout } from './with-timeout'
 
-/**
- * Tokens a key already used in a budget period, from durable storage (the usage ledger). Counted
- * are requests that *ended* in the period (UTC), so that a request is in exactly one period.
- */
-export type ReseedFunction = (
-  keyId: string,
-  period: { kind: BudgetPeriodKind; startMs: number },
-) => Promise<number>
+export type { ReseedFunction }
 
 /** Options of `createRedisUsageMeter`. */
 export type RedisUsageMeterOptions = {

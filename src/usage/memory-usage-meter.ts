@@ -1,9 +1,12 @@
-import { planLimits } from './key-limits'
+import { GatewayError } from '../errors'
+import { BudgetSeedError, createBudgetSeeds, type ReseedFunction } from './budget-seeds'
+import { planLimits, type KeyLimitSettings, type LimitPlan } from './key-limits'
 import { createLocalLimiter } from './local-limiter'
 import { refusalResult } from './refusal'
 import type {
   KeyUsageSummary,
   Reservation,
+  ReserveRequest,
   ReserveResult,
   TokenEstimate,
   UsageMeter,
@@ -24,6 +27,15 @@ export type MemoryUsageMeterOptions = {
   now?: () => number
   /** A reservation's lease, renewed by the gateway while its request is alive (default 60 s). */
   leaseMs?: number
+  /**
+   * Seeds each budget (`tokensPerDay`, `tokensPerMonth`, `quota.tokens`) of a key from durable
+   * storage on its first use in this process, so that a restart does not give a key its spent
+   * budget back: `ledgerReseed(ledger)` from `model-gateway/postgres`. Without it, budgets start
+   * from zero when the process starts.
+   */
+  reseed?: ReseedFunction | undefined
+  /** The longest `reseed` may take (default 2000 ms); past it, or on its failure, a 503. */
+  reseedTimeoutMs?: number | undefined
 }
 
 type Totals = Omit<KeyUsageSummary, 'reservedTokens' | 'limits'>
@@ -52,6 +64,23 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
     leaseMs,
     doneTtlMs: Math.max(600_000, 2 * leaseMs),
   })
+  const seeds =
+    options.reseed === undefined
+      ? undefined
+      : createBudgetSeeds({
+          reseed: options.reseed,
+          timeoutMs: options.reseedTimeoutMs ?? 2000,
+          now: options.now ?? Date.now,
+          apply: (keyId, name, periodId, tokens) => limiter.seed(keyId, name, periodId, tokens),
+        })
+  /** Budgets of the plan not yet seeded in this process: a promise to wait for, else nothing. */
+  const seeding = (keyId: string, plan: LimitPlan) =>
+    plan.budgets.length === 0
+      ? undefined
+      : seeds?.ensure(
+          keyId,
+          plan.budgets.map((budget) => budget.name),
+        )
   const totals = new Map<string, Totals>()
   // A ring buffer: once full, each record overwrites the oldest without shifting the rest.
   const recent: UsageRecord[] = []
@@ -77,24 +106,40 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
     estimate: reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 },
   })
 
+  const reserveNow = (
+    request: ReserveRequest,
+    settings: KeyLimitSettings,
+    plan: LimitPlan,
+  ): ReserveResult => {
+    const estimate = estimateOf(request)
+    nextReservation += 1
+    const id = `${request.requestId}#${nextReservation}`
+    const check = limiter.reserve(id, request.keyId, plan, estimate)
+    if (!check.granted) return refusalResult(check.refusals)
+    const reservation: Reservation = {
+      id,
+      keyId: request.keyId,
+      tokens: Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens),
+      leaseMs,
+      settings,
+      estimate,
+    }
+    return { granted: true, reservation, limits: check.states }
+  }
+
   return {
-    reserve(request): ReserveResult {
+    reserve(request) {
       const settings = { limits: request.limits, quotaTokens: request.quotaTokens }
       const plan = planLimits(settings)
-      const estimate = estimateOf(request)
-      nextReservation += 1
-      const id = `${request.requestId}#${nextReservation}`
-      const check = limiter.reserve(id, request.keyId, plan, estimate)
-      if (!check.granted) return refusalResult(check.refusals)
-      const reservation: Reservation = {
-        id,
-        keyId: request.keyId,
-        tokens: Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens),
-        leaseMs,
-        settings,
-        estimate,
-      }
-      return { granted: true, reservation, limits: check.states }
+      const wait = seeding(request.keyId, plan)
+      if (wait === undefined) return reserveNow(request, settings, plan)
+      return wait.then(
+        () => reserveNow(request, settings, plan),
+        (error: unknown): ReserveResult => {
+          if (!(error instanceof BudgetSeedError)) throw error
+          return { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
+        },
+      )
     },
     settle(reservation, record) {
       const { plan, estimate } = parts(reservation)
@@ -120,12 +165,24 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       limiter.extend(reservation.id, reservation.keyId)
     },
     summary(keyId, settings) {
-      const summary: KeyUsageSummary = {
-        ...totalsOf(keyId),
-        reservedTokens: limiter.reservedTokens(keyId),
+      const plan = settings === undefined ? undefined : planLimits(settings)
+      const read = (): KeyUsageSummary => {
+        const summary: KeyUsageSummary = {
+          ...totalsOf(keyId),
+          reservedTokens: limiter.reservedTokens(keyId),
+        }
+        if (plan !== undefined) summary.limits = limiter.status(keyId, plan)
+        return summary
       }
-      if (settings !== undefined) summary.limits = limiter.status(keyId, planLimits(settings))
-      return summary
+      const wait = plan === undefined ? undefined : seeding(keyId, plan)
+      if (wait === undefined) return read()
+      return wait.then(read, (error: unknown) => {
+        throw new GatewayError(
+          'unavailable',
+          "The usage ledger is unavailable, so this key's budgets cannot be read. Try again shortly.",
+          { cause: error, headers: { 'retry-after': '1' } },
+        )
+      })
     },
     records() {
       return [...recent.slice(oldest), ...recent.slice(0, oldest)]

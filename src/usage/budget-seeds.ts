@@ -1,0 +1,86 @@
+import {
+  budgetPeriod,
+  budgetPeriodKinds,
+  type BudgetLimitName,
+  type BudgetPeriodKind,
+} from './key-limits'
+
+/**
+ * Tokens a key already used in a budget period, from durable storage (the usage ledger). Counted
+ * are requests that *ended* in the period (UTC), so that a request is in exactly one period.
+ * `model-gateway/postgres`'s `ledgerReseed(ledger)` is one.
+ */
+export type ReseedFunction = (
+  keyId: string,
+  period: { kind: BudgetPeriodKind; startMs: number },
+) => Promise<number>
+
+/** Thrown when a budget could not be seeded: the request is refused with a 503, and retried later. */
+export class BudgetSeedError extends Error {}
+
+/** Options of `createBudgetSeeds`. */
+export type BudgetSeedsOptions = {
+  reseed: ReseedFunction
+  /** The longest one `reseed` call may take. */
+  timeoutMs: number
+  now: () => number
+  /** Stores what was used in the period the seed was asked for (`periodId`). */
+  apply(keyId: string, name: BudgetLimitName, periodId: number, tokens: number): void
+}
+
+/**
+ * Seeds each budget of each key once per process, on its first use: a process that starts (or
+ * restarts) must not give a key its spent budget back. After the seed the process counts every
+ * request it settles itself, so later periods start from zero as they should. Requests of one key
+ * that arrive together share one `reseed` call; a failed call is forgotten, so the next request
+ * tries again.
+ */
+export function createBudgetSeeds(options: BudgetSeedsOptions) {
+  const seeded = new Set<string>()
+  const pending = new Map<string, Promise<void>>()
+
+  const seedOne = (keyId: string, name: BudgetLimitName, slot: string): Promise<void> => {
+    const kind = budgetPeriodKinds[name]
+    const period = budgetPeriod(kind, options.now())
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`reseed did not answer within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      )
+    })
+    const done = Promise.race([options.reseed(keyId, { kind, startMs: period.startMs }), timeout])
+      .then((used) => {
+        const tokens = Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
+        options.apply(keyId, name, period.id, tokens)
+        seeded.add(slot)
+      })
+      .catch((error: unknown) => {
+        throw new BudgetSeedError(`The ${name} budget of key ${keyId} could not be seeded.`, {
+          cause: error,
+        })
+      })
+      .finally(() => {
+        clearTimeout(timer)
+        pending.delete(slot)
+      })
+    pending.set(slot, done)
+    return done
+  }
+
+  return {
+    /**
+     * The seeds a key's budgets still need, as one promise; `undefined` when all are seeded (the
+     * usual case, so callers stay synchronous).
+     */
+    ensure(keyId: string, names: readonly BudgetLimitName[]): Promise<void> | undefined {
+      let waits: Promise<void>[] | undefined
+      for (const name of names) {
+        const slot = `${keyId}\u0000${name}`
+        if (seeded.has(slot)) continue
+        ;(waits ??= []).push(pending.get(slot) ?? seedOne(keyId, name, slot))
+      }
+      return waits === undefined ? undefined : Promise.all(waits).then(() => undefined)
+    },
+  }
+}
