@@ -7,8 +7,11 @@ import { limitedKeys, startLimitedGateways, type MeterKind } from '../helpers/li
 type Limited = Awaited<ReturnType<typeof startLimitedGateways>>
 let current: Limited | undefined
 afterEach(async () => {
+  const storeLog = current?.storeLog() ?? []
   await current?.close()
   current = undefined
+  // Counts are exact only while Redis answers: a fallback to the local share would skew them.
+  expect(storeLog).toEqual([])
 })
 async function start(kind: MeterKind): Promise<Limited> {
   current = await startLimitedGateways(kind)

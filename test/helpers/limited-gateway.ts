@@ -105,11 +105,18 @@ export async function startLimitedGateways(kind: MeterKind) {
   const upstream = gatedUpstreams()
   const prefix = uniquePrefix('limits')
   const connections: TestRedis[] = []
+  // A meter that loses Redis falls back to its failure policy, which these tests are not about:
+  // they check that it never did, so that a count off by the local share says why.
+  const storeLog: string[] = []
+  const logger = {
+    warn: (line: string) => storeLog.push(line),
+    error: (line: string) => storeLog.push(line),
+  }
   const meterFor = async (): Promise<UsageMeter> => {
     if (kind === 'memory') return createMemoryUsageMeter()
     const redis = await connectRedis()
     connections.push(redis)
-    return createRedisUsageMeter({ client: scriptClient(redis), prefix, timeoutMs: 2000 })
+    return createRedisUsageMeter({ client: scriptClient(redis), prefix, timeoutMs: 2000, logger })
   }
   const first = spyOn(await meterFor())
   const second = kind === 'memory' ? first : spyOn(await meterFor())
@@ -124,6 +131,8 @@ export async function startLimitedGateways(kind: MeterKind) {
     upstream,
     urls: servers.map((server) => server.url) as [string, string],
     reserves: () => [...first.reserves, ...(second === first ? [] : second.reserves)],
+    /** What the Redis meters logged about the store (going away, coming back). */
+    storeLog: () => [...storeLog],
     async close() {
       upstream.open()
       await Promise.all([...new Set(servers)].map((server) => server.close()))
