@@ -6,6 +6,7 @@ import type { GatewayConfig, GatewayHandler, RequestEvent } from '../../src/inde
 import { anthropicApiKey, anthropicBaseUrl, anthropicHandlers } from './anthropic-upstream'
 import { buildGateway, fetchThrough, gatewayUrl, keys } from './gateway'
 import { gatewayHandler, geminiApiKey, geminiBaseUrl, geminiHandlers } from './gemini-upstream'
+import { responsesApiKey, responsesBaseUrl, responsesHandlers } from './responses-upstream'
 import {
   createMockUpstream,
   upstreamApiKey,
@@ -16,25 +17,35 @@ import {
 /** An upstream protocol family. */
 export type Family = 'openai' | 'anthropic' | 'gemini'
 
+/** A group of the fake gateway: a family, or `responses` (an openai upstream marked so). */
+export type GroupKind = Family | 'responses'
+
 type ModelEntries = NonNullable<GatewayConfig['groups']>[number]['models']
 
 /**
  * A gateway whose three groups (`o` openai, `a` anthropic, `g` gemini) serve the given models from
- * the rule-enforcing fake upstreams, each answering as a model. Importing test files get the msw
- * hooks registered; the three official SDKs point at the gateway in process.
+ * the rule-enforcing fake upstreams, each answering as a model — and, when `responses` models are
+ * given, a fourth group `r`: an openai group whose upstream is marked `responses: true`, served by
+ * the rule-enforcing Responses fake. Importing test files get the msw hooks registered; the
+ * official SDKs point at the gateway in process, and every Responses stream they read is
+ * order-checked.
  */
-export function useFakeUpstreams(models: Record<Family, ModelEntries>) {
+export function useFakeUpstreams(
+  models: Record<Family, ModelEntries> & { responses?: ModelEntries },
+) {
   const openai = createMockUpstream()
   openai.answer({ kind: 'model' })
-  const calls: Record<Family, UpstreamCallRecord[]> = {
+  const calls: Record<GroupKind, UpstreamCallRecord[]> = {
     openai: openai.calls,
     anthropic: [],
     gemini: [],
+    responses: [],
   }
   const state: { handler?: GatewayHandler; events: RequestEvent[] } = { events: [] }
   openai.server.use(
     ...anthropicHandlers({ calls: calls.anthropic, behaviour: () => ({ kind: 'model' }) }),
     ...geminiHandlers({ calls: calls.gemini, behaviour: () => ({ kind: 'model' }) }),
+    ...responsesHandlers({ calls: calls.responses, behaviour: () => ({ kind: 'model' }) }),
     gatewayHandler(gatewayUrl, () => state.handler!),
   )
   beforeAll(() => {
@@ -59,6 +70,18 @@ export function useFakeUpstreams(models: Record<Family, ModelEntries>) {
           models: models.gemini,
           upstreams: [{ baseUrl: geminiBaseUrl, apiKey: geminiApiKey }],
         },
+        ...(models.responses === undefined
+          ? []
+          : [
+              {
+                id: 'r',
+                protocol: 'openai' as const,
+                models: models.responses,
+                upstreams: [
+                  { baseUrl: responsesBaseUrl, apiKey: responsesApiKey, responses: true },
+                ],
+              },
+            ]),
       ],
       keys: [{ key: keys.main }],
     })
@@ -71,7 +94,7 @@ export function useFakeUpstreams(models: Record<Family, ModelEntries>) {
     /** The gateway's events so far. */
     events: () => state.events,
     /** The last body an upstream of the family received. */
-    lastBody: (family: Family) => JSON.parse(calls[family].at(-1)!.body) as Record<string, any>,
+    lastBody: (family: GroupKind) => JSON.parse(calls[family].at(-1)!.body) as Record<string, any>,
     openaiSdk: () =>
       new OpenAI({
         apiKey: keys.main,

@@ -6,6 +6,7 @@ import {
   type GatewayHandler,
   type RequestEvent,
 } from '../../src/index'
+import { orderChecked } from './responses-stream'
 import { upstreamApiKey, upstreamBaseUrl } from './upstream'
 
 /** Keys of the test gateway. Each is a realistic high-entropy `sk-` key. */
@@ -55,9 +56,14 @@ export function buildGateway(overrides: Partial<GatewayConfig> = {}) {
   return { gateway, meter, events, config }
 }
 
-/** A `fetch` that hands requests straight to the gateway handler. */
+/**
+ * A `fetch` that hands requests straight to the gateway handler. Every Responses event stream it
+ * answers is checked, as the client reads it to its end, against the ordering rules the strictest
+ * consumers enforce (`expectResponsesStreamOrder`): a violation errors the body, so the SDK
+ * reading it fails the test.
+ */
 export function fetchThrough(gateway: GatewayHandler): typeof fetch {
-  return async (input, init) => gateway(new Request(input, init))
+  return async (input, init) => orderChecked(await gateway(new Request(input, init)), input)
 }
 
 /** The official openai SDK, pointed at the in-process gateway. */

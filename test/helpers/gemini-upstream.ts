@@ -1,5 +1,6 @@
 import { http, HttpResponse } from 'msw'
 import type { GatewayHandler } from '../../src/index'
+import { orderChecked } from './responses-stream'
 import {
   checkGeminiRequest,
   geminiModelAnswer,
@@ -54,9 +55,14 @@ export function geminiHandlers(state: {
   ]
 }
 
-/** Routes the genai SDK's requests (it always uses the global fetch) to an in-process gateway. */
+/**
+ * Routes the genai SDK's requests (it always uses the global fetch), and any other client's that
+ * uses it, to an in-process gateway; Responses streams are order-checked as they are read.
+ */
 export function gatewayHandler(origin: string, gateway: () => GatewayHandler) {
-  return http.all(`${origin}/*`, ({ request }) => gateway()(request))
+  return http.all(`${origin}/*`, async ({ request }) =>
+    orderChecked(await gateway()(request), request),
+  )
 }
 
 /** A `GenerateContentResponse` as Gemini sends it. */

@@ -175,3 +175,33 @@ function expectSkeleton(item: Record<string, any>): void {
       throw new Error(`Unexpected item type ${String(item['type'])}`)
   }
 }
+
+/**
+ * The response, whose body — when it is a Responses event stream (`POST …/responses` answered as
+ * SSE) — is checked with `expectResponsesStreamOrder` once the reader has had all of it: a
+ * violation errors the body at its end, so whichever client reads it fails. Other answers are
+ * returned as they are.
+ */
+export function orderChecked(response: Response, input: RequestInfo | URL): Response {
+  const url = new URL(input instanceof Request ? input.url : String(input))
+  const stream = response.headers.get('content-type')?.includes('text/event-stream') === true
+  if (!stream || !url.pathname.endsWith('/responses') || response.body === null) return response
+  const decoder = new TextDecoder()
+  let text = ''
+  const checked = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        text += decoder.decode(chunk, { stream: true })
+        controller.enqueue(chunk)
+      },
+      flush() {
+        expectResponsesStreamOrder(text + decoder.decode())
+      },
+    }),
+  )
+  return new Response(checked, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}

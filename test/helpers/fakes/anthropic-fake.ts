@@ -1,5 +1,5 @@
 import { anthropicRules } from './fake-models'
-import { sampleOf } from './schema-sample'
+import { sampleOf, schemaInInstruction } from './schema-sample'
 import { anthropicError, type FakeError } from './vendor-errors'
 
 type Body = Record<string, any>
@@ -203,7 +203,7 @@ function sign(text: string): string {
  * A model's answer to a valid request, as Anthropic writes it: signed thinking first while
  * thinking is on; then a tool call when tools are offered, none is forced away and the last user
  * turn holds no tool result (the forced tool when one is forced), else the final text (JSON for
- * `output_config.format`). Streams follow Anthropic's event sequence with `signature_delta`.
+ * `output_config.format`, or when the system prompt asks for a JSON object). Streams follow Anthropic's event sequence with `signature_delta`.
  */
 export function anthropicModelAnswer(body: Body): { json: object } | { frames: string[] } {
   const model = String(body['model'])
@@ -238,10 +238,22 @@ export function anthropicModelAnswer(body: Body): { json: object } | { frames: s
   } else {
     const format = body['output_config']?.['format'] ?? body['output_format']
     const results = lastContent.filter((block) => block['type'] === 'tool_result')
+    // A model follows a system instruction to answer in JSON (quoting a schema or not).
+    const system: unknown = body['system']
+    const systemText =
+      typeof system === 'string'
+        ? system
+        : Array.isArray(system)
+          ? system.map((block: Block) => String(block['text'] ?? '')).join('\n')
+          : ''
+    const instructed = /Respond with a single JSON object/.test(systemText)
+    const schema = instructed ? schemaInInstruction(systemText) : undefined
     const text =
       format !== undefined
         ? JSON.stringify(sampleOf(format['schema']))
-        : `Answer from ${model}${results.length > 0 ? ` after ${results.length} tool result(s)` : ''}.`
+        : instructed
+          ? JSON.stringify(schema === undefined ? { answer: 'ok' } : sampleOf(schema))
+          : `Answer from ${model}${results.length > 0 ? ` after ${results.length} tool result(s)` : ''}.`
     content.push({ type: 'text', text })
   }
   const usage = {

@@ -44,6 +44,17 @@ describe('the OpenAI fake', () => {
     ],
     [
       {
+        model: 'gpt-4o',
+        messages: user,
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'a', strict: true, schema: { type: 'object', properties: {} } },
+        },
+      },
+      "'additionalProperties' is required to be supplied and to be false",
+    ],
+    [
+      {
         model: 'deepseek-chat',
         messages: user,
         response_format: { type: 'json_schema', json_schema: { name: 'a', schema: {} } },

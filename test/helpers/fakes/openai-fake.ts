@@ -1,5 +1,6 @@
 import { openAIRules } from './fake-models'
 import { sampleOf, schemaInInstruction } from './schema-sample'
+import { strictSchemaProblem } from './strict-schema'
 import { openAIError, type FakeError } from './vendor-errors'
 
 type Body = Record<string, any>
@@ -93,6 +94,16 @@ function checkFormat(body: Body, jsonModeOnly: boolean): FakeError | undefined {
         "Missing required parameter: 'response_format.json_schema.schema'.",
         'response_format.json_schema.schema',
         'missing_required_parameter',
+      )
+    const problem =
+      format.json_schema.strict === true
+        ? strictSchemaProblem(format.json_schema.schema)
+        : undefined
+    if (problem !== undefined)
+      return openAIError(
+        `Invalid schema for response_format '${name}': In context=(), ${problem}`,
+        'response_format',
+        'invalid_json_schema',
       )
   }
   return undefined

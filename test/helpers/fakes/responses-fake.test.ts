@@ -105,6 +105,39 @@ describe('the Responses fake', () => {
     ).toMatchObject({ body: { error: { message: 'No tool output found for function call c.' } } })
   })
 
+  it('refuses sampling on reasoning models and text formats OpenAI would refuse', () => {
+    const open = { type: 'object', properties: { a: { type: 'string' } } }
+    const closed = { ...open, required: ['a'], additionalProperties: false }
+    const format = (value: object) => ({ model: 'gpt-4.1', input: 'q', text: { format: value } })
+    for (const [body, expected] of [
+      [{ model: 'o3', input: 'q', temperature: 0.2 }, { param: 'temperature' }],
+      [{ model: 'gpt-5', input: 'q', top_p: 0.5 }, { param: 'top_p' }],
+      [
+        { model: 'gpt-5.1', input: 'q', temperature: 0.2, reasoning: { effort: 'low' } },
+        { code: 'unsupported_parameter' },
+      ],
+      [format({ type: 'json_schema', name: 'a b', schema: closed }), { code: 'invalid_value' }],
+      [format({ type: 'json_schema', name: 'a' }), { code: 'missing_required_parameter' }],
+      [
+        format({ type: 'json_schema', name: 'a', schema: open, strict: true }),
+        { code: 'invalid_json_schema' },
+      ],
+      [format({ type: 'json_object' }), { param: 'input' }],
+    ] as const)
+      expect(checkResponsesRequest(body), JSON.stringify(body)).toMatchObject({
+        status: 400,
+        body: { error: expected },
+      })
+    for (const body of [
+      { model: 'gpt-5.1', input: 'q', temperature: 0.2, reasoning: { effort: 'none' } },
+      { model: 'gpt-4.1', input: 'q', temperature: 0.2 },
+      format({ type: 'json_schema', name: 'a', schema: open }),
+      format({ type: 'json_schema', name: 'a', schema: closed, strict: true }),
+      { ...format({ type: 'json_object' }), instructions: 'Answer in JSON.' },
+    ])
+      expect(checkResponsesRequest(body), JSON.stringify(body)).toBeUndefined()
+  })
+
   it('answers a tool call, then text after the tool output, with the lifecycle in a stream', () => {
     const first = responsesModelAnswer({ model: 'gpt-4.1', input: 'q', tools: [weather] })
     expect('json' in first && (first.json as any).output[0]).toMatchObject({

@@ -1,5 +1,6 @@
 import { openAIRules } from './fake-models'
-import { sampleOf } from './schema-sample'
+import { sampleOf, schemaInInstruction } from './schema-sample'
+import { strictSchemaProblem } from './strict-schema'
 import { openAIError, type FakeError } from './vendor-errors'
 
 type Body = Record<string, any>
@@ -40,6 +41,18 @@ export function checkResponsesRequest(body: Body): FakeError | undefined {
         'unsupported_value',
       )
   }
+  // Reasoning models take no sampling fields (GPT-5.1 and later: only with effort `none`).
+  const sampling = ['temperature', 'top_p'].find(
+    (field) => body[field] !== undefined && body[field] !== null && body[field] !== 1,
+  )
+  const samplingAllowed =
+    rules?.reasoning !== true || (rules.samplingWithoutReasoning === true && effort === 'none')
+  if (sampling !== undefined && !samplingAllowed)
+    return openAIError(
+      `Unsupported parameter: '${sampling}' is not supported with this model.`,
+      sampling,
+      'unsupported_parameter',
+    )
   const limit = body['max_output_tokens']
   if (typeof limit === 'number' && limit < 16)
     return openAIError(
@@ -49,7 +62,7 @@ export function checkResponsesRequest(body: Body): FakeError | undefined {
     )
   for (const [index, tool] of (Array.isArray(body['tools']) ? body['tools'] : []).entries()) {
     if (tool['type'] !== 'function' || tool['strict'] === false) continue
-    const problem = strictProblem(tool['parameters'])
+    const problem = strictSchemaProblem(tool['parameters'])
     if (problem !== undefined)
       return openAIError(
         `Invalid schema for function '${tool['name']}': In context=(), ${problem}`,
@@ -57,7 +70,46 @@ export function checkResponsesRequest(body: Body): FakeError | undefined {
         'invalid_function_parameters',
       )
   }
-  return checkInput(body)
+  return checkTextFormat(body) ?? checkInput(body)
+}
+
+/**
+ * `text.format`: a `json_schema` has a name OpenAI accepts and a schema, closed when `strict`;
+ * `json_object` needs the word "json" in the input or instructions.
+ */
+function checkTextFormat(body: Body): FakeError | undefined {
+  const format = body['text']?.['format']
+  if (format?.['type'] === 'json_object') {
+    const said = JSON.stringify([body['input'], body['instructions']]).toLowerCase()
+    if (!said.includes('json'))
+      return openAIError(
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
+        'input',
+        null,
+      )
+  }
+  if (format?.['type'] !== 'json_schema') return undefined
+  const name = format['name']
+  if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+    return openAIError(
+      "Invalid 'text.format.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+      'text.format.name',
+      'invalid_value',
+    )
+  if (typeof format['schema'] !== 'object' || format['schema'] === null)
+    return openAIError(
+      "Missing required parameter: 'text.format.schema'.",
+      'text.format.schema',
+      'missing_required_parameter',
+    )
+  const problem = format['strict'] === true ? strictSchemaProblem(format['schema']) : undefined
+  return problem === undefined
+    ? undefined
+    : openAIError(
+        `Invalid schema for response_format '${name}': In context=(), ${problem}`,
+        'text.format.schema',
+        'invalid_json_schema',
+      )
 }
 
 function checkInput(body: Body): FakeError | undefined {
@@ -95,26 +147,6 @@ function checkInput(body: Body): FakeError | undefined {
   for (const call of calls)
     if (!answered.has(call))
       return openAIError(`No tool output found for function call ${call}.`, 'input', null)
-  return undefined
-}
-
-/** What OpenAI's strict mode refuses in a schema: an object that is not closed or not all required. */
-function strictProblem(schema: unknown): string | undefined {
-  if (typeof schema !== 'object' || schema === null) return undefined
-  const node = schema as Record<string, any>
-  if (node['type'] === 'object') {
-    if (node['additionalProperties'] !== false)
-      return "'additionalProperties' is required to be supplied and to be false."
-    const properties = Object.keys(node['properties'] ?? {})
-    const required: string[] = node['required'] ?? []
-    const missing = properties.find((name) => !required.includes(name))
-    if (missing !== undefined)
-      return `'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`
-  }
-  for (const child of Object.values(node['properties'] ?? {})) {
-    const problem = strictProblem(child)
-    if (problem !== undefined) return problem
-  }
   return undefined
 }
 
@@ -183,7 +215,11 @@ export function responsesModelAnswer(body: Body): { json: object } | { frames: s
       format?.['type'] === 'json_schema'
         ? JSON.stringify(sampleOf(format['schema']))
         : format?.['type'] === 'json_object'
-          ? '{}'
+          ? JSON.stringify(
+              schemaInInstruction(String(body['instructions'] ?? '')) === undefined
+                ? { answer: 'ok' }
+                : sampleOf(schemaInInstruction(String(body['instructions'])) ?? {}),
+            )
           : `Answer from ${model}${afterOutput ? ' after the tool output' : ''}.`
     output.push({
       id: `msg_fake${counter}`,
