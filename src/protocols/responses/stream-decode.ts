@@ -18,6 +18,11 @@ type OpenItem = {
   index: number
   /** Whether any delta was passed on, so a done-only item still gets its content. */
   streamed: boolean
+  /**
+   * Whether its block has started. A reasoning block starts with its first text: a reasoning
+   * item without a summary (a reasoning model asked for none) gives no block, as in JSON.
+   */
+  begun: boolean
 }
 
 /**
@@ -25,7 +30,8 @@ type OpenItem = {
  *
  * - `response.created` gives `message-start` (the upstream's id and model).
  * - Each output item is one block: a message's `output_text.delta`s are text, a reasoning item's
- *   summary (or reasoning text) deltas are reasoning, a function call's `arguments` deltas are a
+ *   summary (or reasoning text) deltas are reasoning (no block when it has none, as in JSON
+ *   answers), a function call's `arguments` deltas are a
  *   tool call. A custom tool call's raw input goes as `{"input": …}`, so that every client sees a
  *   function call. An item whose content came only in `output_item.done` is sent from there.
  *   Hosted tool items are skipped. Refusals are kept for the finish.
@@ -59,8 +65,17 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
     open = undefined
     if (item === undefined) return
     if (item.kind === 'text') events.push({ type: 'text-end', index: item.index })
-    else if (item.kind === 'reasoning') events.push({ type: 'reasoning-end', index: item.index })
-    else if (item.kind !== 'skipped') events.push({ type: 'tool-call-end', index: item.index })
+    else if (item.kind === 'reasoning') {
+      if (item.begun) events.push({ type: 'reasoning-end', index: item.index })
+    } else if (item.kind !== 'skipped') events.push({ type: 'tool-call-end', index: item.index })
+  }
+
+  /** Starts a reasoning block on its first text. */
+  const beginReasoning = (item: OpenItem, events: StreamEvent[]) => {
+    if (item.begun) return
+    item.begun = true
+    item.index = nextIndex++
+    events.push({ type: 'reasoning-start', index: item.index })
   }
 
   const added = (data: JsonObject, events: StreamEvent[]) => {
@@ -72,6 +87,7 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
       outputIndex,
       index: nextIndex++,
       streamed: false,
+      begun: true,
     })
     switch (item['type']) {
       case 'message':
@@ -79,8 +95,7 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
         events.push({ type: 'text-start', index: open.index })
         return
       case 'reasoning':
-        open = block('reasoning')
-        events.push({ type: 'reasoning-start', index: open.index })
+        open = { kind: 'reasoning', outputIndex, index: -1, streamed: false, begun: false }
         return
       case 'function_call':
       case 'custom_tool_call':
@@ -94,7 +109,7 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
         })
         return
       default:
-        open = { kind: 'skipped', outputIndex, index: -1, streamed: false }
+        open = { kind: 'skipped', outputIndex, index: -1, streamed: false, begun: false }
     }
   }
 
@@ -105,9 +120,10 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
     if (data['output_index'] !== undefined && data['output_index'] !== item.outputIndex) return
     item.streamed = true
     if (kind === 'text') events.push({ type: 'text-delta', index: item.index, delta: text })
-    else if (kind === 'reasoning')
+    else if (kind === 'reasoning') {
+      beginReasoning(item, events)
       events.push({ type: 'reasoning-delta', index: item.index, delta: text })
-    else events.push({ type: 'tool-call-delta', index: item.index, argumentsDelta: text })
+    } else events.push({ type: 'tool-call-delta', index: item.index, argumentsDelta: text })
   }
 
   /**
@@ -131,9 +147,10 @@ export function createResponsesStreamDecoder(options: { generateId: () => string
       if (content !== '') {
         if (item.kind === 'text')
           events.push({ type: 'text-delta', index: item.index, delta: content })
-        else if (item.kind === 'reasoning')
+        else if (item.kind === 'reasoning') {
+          beginReasoning(item, events)
           events.push({ type: 'reasoning-delta', index: item.index, delta: content })
-        else events.push({ type: 'tool-call-delta', index: item.index, argumentsDelta: content })
+        } else events.push({ type: 'tool-call-delta', index: item.index, argumentsDelta: content })
       }
     }
     close(events)

@@ -82,6 +82,19 @@ describe('Responses stream decoder', () => {
     expect(JSON.parse(args)).toEqual({ city: 'Zürich' })
   })
 
+  it('gives no reasoning block for a reasoning item without a summary, as a JSON answer gives none', async () => {
+    // A reasoning model reasons whether asked or not; without `reasoning.summary` the item is
+    // empty, and an empty thinking block would reach Anthropic clients in streams only.
+    const text = fixture('reasoning-tool-call.sse')
+      .split('\n\n')
+      .filter((frame) => !frame.includes('reasoning_summary'))
+      .map((frame) => frame.replace(/"summary":\[[^\]]*\]/g, '"summary":[]'))
+      .join('\n\n')
+    const events = await decodeText(text)
+    expect(events.filter((event) => event.type.startsWith('reasoning'))).toEqual([])
+    expect(events.find((event) => event.type === 'tool-call-start')).toMatchObject({ index: 0 })
+  })
+
   it('gives a custom tool call as a call whose arguments wrap the raw input', async () => {
     const events = await decodeText(fixture('custom-tool-call.sse'))
     const args = events.flatMap((event) =>
