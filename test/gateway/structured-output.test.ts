@@ -1,22 +1,25 @@
 import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod'
 import { Type } from '@google/genai'
-import { zodResponseFormat } from 'openai/helpers/zod'
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { useFakeUpstreams, type Family } from '../helpers/fake-gateway'
+import { useFakeUpstreams, type GroupKind } from '../helpers/fake-gateway'
 
 /**
- * Structured output through every client × group cell: each SDK asks for an answer in a schema
- * with its own helper, the gateway carries the schema in the form the upstream model takes
- * (OpenAI `json_schema` or `json_object` plus instruction; Anthropic `output_config.format` or a
- * forced answer tool; Gemini `responseJsonSchema`), and the answer comes back as JSON text that
- * parses and validates against the schema — JSON and stream. The fakes answer with a value of the
- * schema they were sent, so a schema lost on the way fails validation.
+ * Structured output through every client × group cell — chat completions, messages, Gemini native
+ * and Responses clients against openai, anthropic, gemini and Responses-marked openai groups: each
+ * SDK asks for an answer in a schema with its own helper, the gateway carries the schema in the
+ * form the upstream model takes (OpenAI `json_schema` or `json_object` plus instruction; Anthropic
+ * `output_config.format` or a forced answer tool; Gemini `responseJsonSchema`; Responses
+ * `text.format`), and the answer comes back as JSON text that parses and validates against the
+ * schema — JSON and stream. The fakes answer with a value of the schema they were sent, so a
+ * schema lost on the way fails validation.
  */
 const fakes = useFakeUpstreams({
   openai: ['gpt-4o', 'deepseek-chat'],
   anthropic: ['claude-sonnet-4-6', 'claude-3-5-haiku-20241022'],
   gemini: ['gemini-2.5-flash'],
+  responses: ['gpt-4o', 'gpt-5-mini'],
 })
 
 const Weather = z.object({
@@ -30,7 +33,7 @@ const question = 'What is the weather in Paris? Answer in the schema.'
 
 type Ask = (model: string, stream: boolean) => Promise<unknown>
 
-const clients: Record<Family, Ask> = {
+const clients: Record<GroupKind, Ask> = {
   openai: async (model, stream) => {
     const client = fakes.openaiSdk()
     const params = {
@@ -73,13 +76,27 @@ const clients: Record<Family, Ask> = {
       text += chunk.text ?? ''
     return JSON.parse(text)
   },
+  responses: async (model, stream) => {
+    const client = fakes.openaiSdk()
+    const params = {
+      model,
+      input: question,
+      text: { format: zodTextFormat(Weather, 'weather') },
+    }
+    const response = stream
+      ? await client.responses.stream(params).finalResponse()
+      : await client.responses.parse(params)
+    expect(response.status).toBe('completed')
+    return response.output_parsed
+  },
 }
 
 /** The group models, pinned: `<group>/<model>`. */
-const targets: Record<Family, string[]> = {
+const targets: Record<GroupKind, string[]> = {
   openai: ['o/gpt-4o', 'o/deepseek-chat'],
   anthropic: ['a/claude-sonnet-4-6', 'a/claude-3-5-haiku-20241022'],
   gemini: ['g/gemini-2.5-flash'],
+  responses: ['r/gpt-4o', 'r/gpt-5-mini'],
 }
 /**
  * Passthrough keeps the client's own request, so a client asks each model as it takes it: these
@@ -90,9 +107,9 @@ const passthroughOnlyUnsupported = new Set([
   'anthropic a/claude-3-5-haiku-20241022',
 ])
 
-const families: Family[] = ['openai', 'anthropic', 'gemini']
-const cells = families.flatMap((client) =>
-  families.flatMap((group) =>
+const kinds: GroupKind[] = ['openai', 'anthropic', 'gemini', 'responses']
+const cells = kinds.flatMap((client) =>
+  kinds.flatMap((group) =>
     targets[group]
       .filter((model) => !passthroughOnlyUnsupported.has(`${client} ${model}`))
       .map((model) => [client, group, model] as const),
@@ -119,23 +136,71 @@ describe.each(cells)('%s client × %s group, %s', (client, group, model) => {
     }
     if (group === 'openai' && model.includes('deepseek'))
       expect(sent['response_format']).toEqual({ type: 'json_object' })
+    // The SDK helpers of both OpenAI APIs ask for strict mode; translated, it is kept.
+    if (group === 'openai' && client === 'responses' && model === 'o/gpt-4o')
+      expect(sent['response_format']['json_schema']['strict']).toBe(true)
+    if (group === 'responses' && client === 'openai')
+      expect(sent['text']['format']['strict']).toBe(true)
+    if (group === 'responses')
+      expect(sent['text']['format']).toMatchObject({
+        type: 'json_schema',
+        schema: expect.objectContaining({ type: 'object' }),
+      })
   })
 })
 
 describe('a Gemini client’s OpenAPI responseSchema', () => {
-  it.each(['o/gpt-4o', 'a/claude-sonnet-4-6'])('reaches %s as a JSON Schema', async (model) => {
-    const response = await fakes.genaiSdk().models.generateContent({
-      model,
-      contents: question,
-      config: {
-        responseMimeType: 'application/json',
-        responseSchema: {
-          type: Type.OBJECT,
-          properties: { city: { type: Type.STRING }, temperature: { type: Type.NUMBER } },
-          required: ['city', 'temperature'],
+  it.each(['o/gpt-4o', 'a/claude-sonnet-4-6', 'r/gpt-4o'])(
+    'reaches %s as a JSON Schema',
+    async (model) => {
+      const response = await fakes.genaiSdk().models.generateContent({
+        model,
+        contents: question,
+        config: {
+          responseMimeType: 'application/json',
+          responseSchema: {
+            type: Type.OBJECT,
+            properties: { city: { type: Type.STRING }, temperature: { type: Type.NUMBER } },
+            required: ['city', 'temperature'],
+          },
         },
+      })
+      expect(JSON.parse(response.text ?? '')).toEqual({ city: 'sample', temperature: 4.5 })
+    },
+  )
+})
+
+describe('JSON mode without a schema, from a prompt that never says "JSON"', () => {
+  it.each(['o/gpt-4o', 'a/claude-sonnet-4-6', 'g/gemini-2.5-flash', 'r/gpt-4o'])(
+    'a Gemini client gets a JSON object from %s',
+    async (model) => {
+      const response = await fakes.genaiSdk().models.generateContent({
+        model,
+        contents: 'Describe the weather in Paris.',
+        config: { responseMimeType: 'application/json' },
+      })
+      expect(JSON.parse(response.text ?? '')).toEqual(expect.any(Object))
+    },
+  )
+})
+
+describe('a chat client’s schema name OpenAI would refuse', () => {
+  // Straight to OpenAI (passthrough) the name is the client's business; translated, the gateway's.
+  it.each(['r/gpt-4o'])('is made OpenAI-safe toward %s, strict kept', async (model) => {
+    const completion = await fakes.openaiSdk().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: question }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'weather report', schema: weatherSchema, strict: true },
       },
     })
-    expect(JSON.parse(response.text ?? '')).toEqual({ city: 'sample', temperature: 4.5 })
+    expect(Weather.parse(JSON.parse(completion.choices[0]!.message.content ?? ''))).toMatchObject({
+      city: 'sample',
+    })
+    expect(fakes.lastBody('responses')['text']['format']).toMatchObject({
+      name: 'weather_report',
+      strict: true,
+    })
   })
 })

@@ -2,6 +2,7 @@ import type { ChatRequest, FilePart, ImagePart, Message, TextPart } from '../../
 import { GatewayError } from '../../errors'
 import { isJsonObject, stringOf } from '../../internal/json'
 import type { OpenAIChatRequest } from './request-schema'
+import { decodeJsonSchemaFormat } from './json-schema-format'
 
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s
 
@@ -137,12 +138,7 @@ export function decodeOpenAIRequest(body: OpenAIChatRequest): ChatRequest {
     format['type'] === 'json_schema' &&
     isJsonObject(format['json_schema'])
   ) {
-    const schema = format['json_schema']
-    request.responseFormat = {
-      type: 'json',
-      ...(isJsonObject(schema['schema']) ? { schema: schema['schema'] } : {}),
-      ...(typeof schema['name'] === 'string' ? { name: schema['name'] } : {}),
-    }
+    request.responseFormat = decodeJsonSchemaFormat(format['json_schema'])
   }
   if (body.stream_options?.include_usage === true) request.streamUsage = true
   return request

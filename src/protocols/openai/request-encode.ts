@@ -16,6 +16,7 @@ import {
 } from '../../models/fit-request'
 import { lenientTarget, type ModelTarget } from '../../models/model-target'
 import { encodeOpenAIReasoning } from './reasoning-fields'
+import { openAISchemaName } from './json-schema-format'
 
 type OpenAIMessage = Record<string, unknown>
 
@@ -123,7 +124,7 @@ function encodeResponseFormat(
     body['response_format'] = {
       type: 'json_schema',
       json_schema: {
-        name: schemaName(format.name),
+        name: openAISchemaName(format.name),
         ...(format.description === undefined ? {} : { description: format.description }),
         schema: format.schema,
         ...(format.strict === undefined ? {} : { strict: format.strict }),
@@ -147,12 +148,6 @@ function encodeResponseFormat(
       })
     }
   }
-}
-
-/** OpenAI's `json_schema.name`: `^[a-zA-Z0-9_-]{1,64}$`. */
-function schemaName(name: string | undefined): string {
-  const safe = (name ?? 'response').replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)
-  return safe === '' ? 'response' : safe
 }
 
 function encodeMessage(message: Message, withReasoning: boolean): OpenAIMessage[] {

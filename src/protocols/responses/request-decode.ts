@@ -3,6 +3,7 @@ import { isJsonObject } from '../../internal/json'
 import { decodeResponsesInput } from './input-decode'
 import type { ResponsesInputItem, ResponsesRequest } from './request-schema'
 import { decodeResponsesTools, type ResponsesToolNames } from './tools-decode'
+import { decodeJsonSchemaFormat } from '../openai/json-schema-format'
 
 /** The fields of a Response object that echo the request (RESP-RES-01). */
 export type ResponsesEcho = {
@@ -89,13 +90,8 @@ export function decodeResponsesRequest(
   const format = body.text?.format
   if (isJsonObject(format) && format['type'] === 'json_object')
     request.responseFormat = { type: 'json' }
-  if (isJsonObject(format) && format['type'] === 'json_schema') {
-    request.responseFormat = {
-      type: 'json',
-      ...(isJsonObject(format['schema']) ? { schema: format['schema'] } : {}),
-      ...(typeof format['name'] === 'string' ? { name: format['name'] } : {}),
-    }
-  }
+  if (isJsonObject(format) && format['type'] === 'json_schema')
+    request.responseFormat = decodeJsonSchemaFormat(format)
   return {
     request,
     context: {

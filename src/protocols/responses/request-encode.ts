@@ -14,7 +14,9 @@ import {
   dropped,
 } from '../../models/fit-request'
 import { lenientTarget, type ModelTarget } from '../../models/model-target'
+import { jsonInstruction } from '../../canonical/json-instruction'
 import { encodeOpenAIReasoning } from '../openai/reasoning-fields'
+import { openAISchemaName } from '../openai/json-schema-format'
 
 type Item = Record<string, unknown>
 
@@ -32,7 +34,7 @@ type Item = Record<string, unknown>
  *   which most client schemas do not meet.
  * - `max_output_tokens`, `temperature`, `top_p`, `parallel_tool_calls`, `tool_choice`,
  *   `reasoning.effort` (with `summary: "auto"`, so that reasoning comes back as text),
- *   `text.format` for JSON output and `user` are carried. The API has no stop sequences and no
+ *   `text.format` for JSON output (as for chat completions) and `user` are carried. The API has no stop sequences and no
  *   seed: those are dropped (README caveats). `store: false`: the gateway keeps no state upstream.
  * - The output limit, the effort and sampling are fitted to the target model's profile as for
  *   chat completions (capped limit, nearest accepted effort, no sampling where refused).
@@ -53,6 +55,8 @@ export function encodeResponsesRequest(
     }
     input.push(...encodeMessage(message))
   }
+  // Before the body: JSON mode may add an instruction.
+  const text = encodeTextFormat(request, instructions, input, target)
   const body: Record<string, unknown> = { model: request.model }
   if (instructions.length > 0) body['instructions'] = instructions.join('\n\n')
   body['input'] = input
@@ -85,22 +89,51 @@ export function encodeResponsesRequest(
     else body[field] = field === 'temperature' ? cappedTemperature(value, target) : value
   }
   if (request.user !== undefined) body['user'] = request.user
-  if (request.responseFormat?.type === 'json') {
-    body['text'] = {
-      format:
-        request.responseFormat.schema === undefined
-          ? { type: 'json_object' }
-          : {
-              type: 'json_schema',
-              name: request.responseFormat.name ?? 'response',
-              schema: request.responseFormat.schema,
-              strict: false,
-            },
-    }
-  }
+  if (text !== undefined) body['text'] = text
   body['store'] = false
   if (request.stream) body['stream'] = true
   return body
+}
+
+/**
+ * A JSON answer's `text.format`, in the form the model takes, as for chat completions:
+ * `json_schema` (name made OpenAI-safe, `strict` only when the client asked), else `json_object`
+ * with an instruction quoting the schema. JSON mode without a schema is refused unless the input
+ * mentions JSON, so the instruction is added whenever it does not.
+ */
+function encodeTextFormat(
+  request: ChatRequest,
+  instructions: string[],
+  input: readonly Item[],
+  target: ModelTarget,
+): { format: Item } | undefined {
+  const format = request.responseFormat
+  if (format?.type !== 'json') return undefined
+  const support = target.profile.structuredOutput
+  if ((support === 'schema' || support === 'tool') && format.schema !== undefined) {
+    return {
+      format: {
+        type: 'json_schema',
+        name: openAISchemaName(format.name),
+        ...(format.description === undefined ? {} : { description: format.description }),
+        schema: format.schema,
+        strict: format.strict === true,
+      },
+    }
+  }
+  const text = support === 'none' ? undefined : { format: { type: 'json_object' } }
+  const mentionsJson = /json/i.test(JSON.stringify([instructions, input]))
+  if (format.schema === undefined && text !== undefined && mentionsJson) return text
+  instructions.unshift(jsonInstruction(format))
+  if (format.schema !== undefined)
+    target.adjustments.push({
+      field: 'text.format',
+      change: 'mapped',
+      from: 'json_schema',
+      to: support === 'none' ? 'instruction' : 'json_object',
+      reason: `${target.profile.family} does not constrain output to a schema; the schema goes in the instructions`,
+    })
+  return text
 }
 
 function encodeMessage(message: Message): Item[] {

@@ -119,3 +119,51 @@ describe('the Responses API minimum output limit', () => {
     ])
   })
 })
+
+describe('JSON answers toward a Responses upstream (RESP-FMT-01, reversed)', () => {
+  const ask = (
+    responseFormat: NonNullable<Parameters<typeof encodeResponsesRequest>[0]['responseFormat']>,
+    text = 'Weather in Paris?',
+    structuredOutput: 'schema' | 'json' | 'none' = 'schema',
+  ) => {
+    const target = lenientTarget()
+    target.profile = { ...target.profile, structuredOutput }
+    const body = encodeResponsesRequest(
+      {
+        model: 'gpt-4o',
+        stream: false,
+        responseFormat,
+        messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+      },
+      target,
+    )
+    return { body, adjustments: target.adjustments }
+  }
+  const schema = { type: 'object', properties: { a: { type: 'string' } } }
+
+  it('keeps the schema with an OpenAI-safe name, and strict only when the client asked', () => {
+    expect(
+      ask({ type: 'json', schema, name: 'weather report', strict: true }).body['text'],
+    ).toEqual({ format: { type: 'json_schema', name: 'weather_report', schema, strict: true } })
+    expect(ask({ type: 'json', schema, description: 'd' }).body['text']).toEqual({
+      format: { type: 'json_schema', name: 'response', description: 'd', schema, strict: false },
+    })
+  })
+
+  it('adds the JSON instruction to JSON mode when nothing in the request says "JSON"', () => {
+    const silent = ask({ type: 'json' }).body
+    expect(silent['text']).toEqual({ format: { type: 'json_object' } })
+    expect(silent['instructions']).toMatch(/^Respond with a single JSON object/)
+    const said = ask({ type: 'json' }, 'Answer in JSON.').body
+    expect(said['instructions']).toBeUndefined()
+  })
+
+  it('gives a model without schema support JSON mode and the schema as an instruction, noted', () => {
+    const { body, adjustments } = ask({ type: 'json', schema }, 'Weather?', 'json')
+    expect(body['text']).toEqual({ format: { type: 'json_object' } })
+    expect(body['instructions']).toContain(JSON.stringify(schema))
+    expect(adjustments).toEqual([
+      expect.objectContaining({ field: 'text.format', change: 'mapped', to: 'json_object' }),
+    ])
+  })
+})
