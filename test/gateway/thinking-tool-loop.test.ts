@@ -1,22 +1,28 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { Type, type Content, type Part } from '@google/genai'
 import type OpenAI from 'openai'
+import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import { describe, expect, it } from 'vitest'
-import { useFakeUpstreams, type Family } from '../helpers/fake-gateway'
+import { useFakeUpstreams, type GroupKind } from '../helpers/fake-gateway'
 
 /**
- * A tool loop of two turns with thinking asked for, in every client × group cell, for several
- * model families per vendor, through the official SDKs and against the rule-enforcing fakes: turn
- * 1 asks and gets a tool call, turn 2 sends the tool result back (with whatever the client keeps
- * of turn 1) and gets the answer. Any field a model refuses, any lost signature or thinking block,
- * fails the cell with the vendor's own 400.
+ * A tool loop of two turns with thinking asked for, in every client × group cell — the four client
+ * protocols (chat completions, messages, Gemini native, Responses) against the four group kinds
+ * (openai, anthropic, gemini, and an openai group whose upstream is marked `responses: true`) —
+ * for several model families per vendor, through the official SDKs and against the rule-enforcing
+ * fakes: turn 1 asks and gets a tool call, turn 2 sends the tool result back (with whatever the
+ * client keeps of turn 1) and gets the answer. Any field a model refuses, any lost signature,
+ * thinking block or encrypted reasoning, fails the cell with the vendor's own 400.
  */
 
-const models: Record<Family, string[]> = {
+const models: Record<GroupKind, string[]> = {
   openai: ['gpt-4.1', 'o3', 'gpt-5', 'gpt-5.1'],
   anthropic: ['claude-haiku-4-5-20251001', 'claude-sonnet-4-6', 'claude-opus-4-7'],
   gemini: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-3-flash-preview', 'gemini-3-pro-preview'],
+  responses: ['gpt-4o', 'o4-mini', 'gpt-5-mini', 'gpt-5.2'],
 }
+/** Models that refuse reasoning fields: a client asking one of them directly asks for none. */
+const nonReasoning = new Set(['gpt-4.1', 'gpt-4o'])
 const fakes = useFakeUpstreams(models)
 const { calls, lastBody } = fakes
 
@@ -26,10 +32,13 @@ const weather = {
   schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 }
 
-/** How each SDK runs the loop; returns the final answer's text. */
-type Loop = (model: string, stream: boolean) => Promise<string>
+/**
+ * How each SDK runs the loop; returns the final answer's text. `direct`: the client speaks the
+ * group's protocol (passthrough), so it asks the model only what the model takes.
+ */
+type Loop = (model: string, stream: boolean, direct?: boolean) => Promise<string>
 
-const openaiLoop: Loop = async (model, stream) => {
+const openaiLoop: Loop = async (model, stream, direct) => {
   const client = fakes.openaiSdk()
   const tools = [
     {
@@ -46,7 +55,8 @@ const openaiLoop: Loop = async (model, stream) => {
   ]
   // Straight to OpenAI (passthrough) a client asks gpt-4.1 for no reasoning, which OpenAI
   // refuses there; across protocols the other clients always ask, and the gateway fits it.
-  const reasoning = model === 'gpt-4.1' ? {} : { reasoning_effort: 'high' as const }
+  const reasoning =
+    direct === true && nonReasoning.has(model) ? {} : { reasoning_effort: 'high' as const }
   const ask = async () => {
     const params = { model, messages, tools, ...reasoning }
     return stream
@@ -164,21 +174,64 @@ const geminiLoop =
     return (await ask()).map((part) => (part.thought === true ? '' : (part.text ?? ''))).join('')
   }
 
-const loops: Record<Family, Loop> = {
+/**
+ * The Responses loop, as Codex runs it: stateless (`store: false`), the encrypted reasoning asked
+ * for, and every output item of turn 1 sent back with the tool output.
+ */
+const responsesLoop: Loop = async (model, stream, direct) => {
+  const client = fakes.openaiSdk()
+  const tools = [
+    {
+      type: 'function' as const,
+      name: weather.name,
+      description: weather.description,
+      parameters: weather.schema,
+      strict: false,
+    },
+  ]
+  const input: ResponseInputItem[] = [{ role: 'user', content: 'What is the weather in Paris?' }]
+  const reasoning =
+    direct === true && nonReasoning.has(model)
+      ? {}
+      : { reasoning: { effort: 'high' as const, summary: 'auto' as const } }
+  const ask = async () => {
+    const params = {
+      model,
+      input,
+      tools,
+      store: false,
+      include: ['reasoning.encrypted_content' as const],
+      ...reasoning,
+    }
+    return stream
+      ? await client.responses.stream(params).finalResponse()
+      : await client.responses.create(params)
+  }
+  const first = await ask()
+  const call = first.output.find((item) => item.type === 'function_call')
+  expect(call).toMatchObject({ name: weather.name, status: 'completed' })
+  if (call?.type !== 'function_call') throw new Error('no function call')
+  input.push(...(first.output as ResponseInputItem[]))
+  input.push({ type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 24°C' })
+  return (await ask()).output_text
+}
+
+const loops: Record<GroupKind, Loop> = {
   openai: openaiLoop,
   anthropic: anthropicLoop,
   gemini: geminiLoop(true),
+  responses: responsesLoop,
 }
 
-const families: Family[] = ['openai', 'anthropic', 'gemini']
-const cells = families.flatMap((client) =>
-  families.flatMap((group) => models[group].map((model) => [client, group, model] as const)),
+const kinds: GroupKind[] = ['openai', 'anthropic', 'gemini', 'responses']
+const cells = kinds.flatMap((client) =>
+  kinds.flatMap((group) => models[group].map((model) => [client, group, model] as const)),
 )
 
 describe.each(cells)('%s client × %s group, %s, thinking asked for', (client, group, model) => {
   it.each([false, true])('runs a two-turn tool loop (stream: %s)', async (stream) => {
     const before = calls[group].length
-    const answer = await loops[client](model, stream)
+    const answer = await loops[client](model, stream, client === group)
     expect(answer).toMatch(/^Answer from /)
     expect(calls[group].length - before).toBe(2)
     const sent = lastBody(group)
@@ -201,6 +254,16 @@ describe.each(cells)('%s client × %s group, %s, thinking asked for', (client, g
       const turn = sent['contents'].find((content: any) => content.role === 'model')
       const signature = turn.parts.find((part: any) => part.functionCall).thoughtSignature
       expect(signature).toMatch(/^ZmFrZS1nZW1pbmktc2lnbmF0dXJl/)
+    }
+    if (group === 'responses') {
+      // Asked as the model takes it: reasoning only to reasoning models, every turn.
+      if (nonReasoning.has(model)) expect(sent['reasoning']?.['effort'] ?? null).toBeNull()
+      else expect(sent['reasoning']?.['effort']).toEqual(expect.any(String))
+      // OpenAI's own encrypted reasoning went back only where the client could keep it.
+      const reasoning = sent['input'].filter((item: any) => item.type === 'reasoning')
+      if (client === 'responses' && !nonReasoning.has(model))
+        expect(reasoning[0]?.['encrypted_content']).toMatch(/^gAAAA/)
+      for (const item of reasoning) expect(item['encrypted_content']).toMatch(/^gAAAA/)
     }
   })
 })
