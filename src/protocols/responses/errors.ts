@@ -19,62 +19,85 @@ export function isContextOverflow(error: GatewayError): boolean {
   return (status === 400 || status === 413) && contextOverflow.test(error.message)
 }
 
-/** The wait an upstream asked for, in seconds, from its `retry-after` or `retry-after-ms`. */
+/**
+ * The wait an upstream asked for, in seconds: its `retry-after` or `retry-after-ms` header, or
+ * the `retryDelay` of the `RetryInfo` Gemini puts in its error details ("37s").
+ */
 function retryAfterSeconds(error: GatewayError): number | undefined {
   const seconds = Number(error.headers?.['retry-after'] ?? Number.NaN)
   if (Number.isFinite(seconds) && seconds >= 0) return seconds
   const milliseconds = Number(error.headers?.['retry-after-ms'] ?? Number.NaN)
-  return Number.isFinite(milliseconds) && milliseconds >= 0 ? milliseconds / 1000 : undefined
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000
+  return error.upstream?.protocol === 'gemini' ? geminiRetryDelay(error.upstream.body) : undefined
+}
+
+/** `error.details[].retryDelay` of a Google error body, in seconds. */
+function geminiRetryDelay(body: unknown): number | undefined {
+  const error = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : {}
+  const details = Array.isArray(error['details']) ? error['details'] : []
+  for (const detail of details) {
+    const delay = isJsonObject(detail) ? detail['retryDelay'] : undefined
+    const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null
+    if (match !== null) return Number(match[1])
+  }
+  return undefined
+}
+
+/** True for an overloaded upstream: Anthropic's 529, Gemini's `UNAVAILABLE`, any upstream 503. */
+function isOverloaded(error: GatewayError): boolean {
+  return error.code === 'overloaded' || error.upstream?.status === 503
 }
 
 /**
  * The OpenAI error object a Responses client gets, with the codes clients act on (RESP-ERR-01…03):
  *
- * - an OpenAI upstream's own error body, as the upstream wrote it (ERR-02);
+ * - an OpenAI upstream's own error body, as the upstream wrote it (ERR-02), when it names a code;
  * - `context_length_exceeded` for any upstream's context overflow (Codex compacts on it);
  * - `rate_limit_exceeded`, its message ending "Please try again in Ns." when the upstream said how
  *   long — the wording Codex reads its retry delay from;
  * - `insufficient_quota` for a key whose gateway quota is used up;
  * - `server_is_overloaded` for an overloaded upstream (answered 503, which Codex retries).
  *
+ * An OpenAI-style body without a code (OpenAI's own 503, vLLM's errors) gets the code that fits,
+ * its message kept.
+ *
  * @see https://platform.openai.com/docs/guides/error-codes
  */
 export function responsesErrorObject(error: GatewayError): OpenAIErrorObject {
   const passthrough =
     error.upstream?.protocol === 'openai' || error.upstream?.protocol === 'responses'
-  if (passthrough && isJsonObject(error.upstream?.body)) return openAIErrorObject(error)
+  const body = error.upstream?.body
+  const shaped =
+    isJsonObject(body) &&
+    isJsonObject(body['error']) &&
+    typeof body['error']['message'] === 'string'
+  const upstream = passthrough && shaped ? openAIErrorObject(error) : undefined
+  if (upstream !== undefined && upstream.code !== null) return upstream
+  const message = upstream?.message ?? error.message
   if (isContextOverflow(error)) {
     return {
-      message: error.message,
+      message,
       type: 'invalid_request_error',
       param: 'input',
       code: 'context_length_exceeded',
     }
   }
-  switch (error.code) {
-    case 'rate_limited': {
-      const wait = retryAfterSeconds(error)
-      const message =
-        wait === undefined || /try again in/i.test(error.message)
-          ? error.message
-          : `${error.message.replace(/\.?\s*$/, '.')} Please try again in ${wait}s.`
-      return { message, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' }
-    }
-    case 'overloaded':
-      return {
-        message: error.message,
-        type: 'server_error',
-        param: null,
-        code: 'server_is_overloaded',
-      }
-    default:
-      return openAIErrorObject(error)
+  if (error.code === 'rate_limited') {
+    const wait = retryAfterSeconds(error)
+    const said =
+      wait === undefined || /try again in/i.test(message)
+        ? message
+        : `${message.replace(/\.?\s*$/, '.')} Please try again in ${wait}s.`
+    return { message: said, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' }
   }
+  if (isOverloaded(error))
+    return { message, type: 'server_error', param: null, code: 'server_is_overloaded' }
+  return upstream ?? openAIErrorObject(error)
 }
 
 /** The HTTP status a Responses client gets: overloaded upstreams are 503 (Anthropic says 529). */
 export function responsesErrorStatus(error: GatewayError): number {
-  if (error.code === 'overloaded') return 503
+  if (isOverloaded(error)) return 503
   if (isContextOverflow(error)) return 400
   return error.status
 }
