@@ -6,9 +6,9 @@ import { expectResponsesStreamOrder } from '../helpers/responses-stream'
 import { everySplit, randomSplit, streamOfChunks } from '../helpers/streams'
 
 /**
- * Upstream stream fixtures of every family, each relayed to a Responses client: `every` ones at
- * every byte offset (one of each family; the decoders' own tests split all of them so), the rest
- * at random splits.
+ * Every upstream stream fixture of every family, each relayed to a Responses client: `every` ones
+ * at every byte offset (one of each family; the decoders' own tests split all of them so), the
+ * rest at 30 random splits.
  */
 const cases: Array<{
   family: 'openai' | 'anthropic' | 'gemini' | 'responses'
@@ -17,15 +17,25 @@ const cases: Array<{
 }> = [
   { family: 'openai', fixture: 'tool-calls.sse', every: true },
   { family: 'openai', fixture: 'text-stream-usage.sse', every: false },
+  { family: 'openai', fixture: 'text-stream-usage-crlf.sse', every: false },
   { family: 'openai', fixture: 'deepseek-reasoning.sse', every: false },
+  { family: 'openai', fixture: 'no-arg-tool.sse', every: false },
+  { family: 'openai', fixture: 'tool-call-no-index.sse', every: false },
+  { family: 'openai', fixture: 'tool-call-single-shot.sse', every: false },
+  { family: 'openai', fixture: 'vllm-usage-null-choices.sse', every: false },
   { family: 'anthropic', fixture: 'thinking.sse', every: true },
+  { family: 'anthropic', fixture: 'text.sse', every: false },
   { family: 'anthropic', fixture: 'tool-use.sse', every: false },
   { family: 'anthropic', fixture: 'error-mid-stream.sse', every: false },
   { family: 'anthropic', fixture: 'refusal.sse', every: false },
   { family: 'gemini', fixture: 'thinking.sse', every: true },
+  { family: 'gemini', fixture: 'text.sse', every: false },
   { family: 'gemini', fixture: 'tool-call.sse', every: false },
   { family: 'responses', fixture: 'reasoning-tool-call.sse', every: true },
   { family: 'responses', fixture: 'text.sse', every: false },
+  { family: 'responses', fixture: 'custom-tool-call.sse', every: false },
+  { family: 'responses', fixture: 'incomplete.sse', every: false },
+  { family: 'responses', fixture: 'error-mid-stream.sse', every: false },
 ]
 
 const read = (family: string, name: string) =>
