@@ -16,13 +16,13 @@ import { useFakeUpstreams, type GroupKind } from '../helpers/fake-gateway'
  */
 
 const models: Record<GroupKind, string[]> = {
-  openai: ['gpt-4.1', 'o3', 'gpt-5', 'gpt-5.1'],
+  openai: ['gpt-4.1', 'o3', 'gpt-5', 'gpt-5.1', 'deepseek-chat', 'deepseek-reasoner'],
   anthropic: ['claude-haiku-4-5-20251001', 'claude-sonnet-4-6', 'claude-opus-4-7'],
   gemini: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-3-flash-preview', 'gemini-3-pro-preview'],
   responses: ['gpt-4o', 'o4-mini', 'gpt-5-mini', 'gpt-5.2'],
 }
 /** Models that refuse reasoning fields: a client asking one of them directly asks for none. */
-const nonReasoning = new Set(['gpt-4.1', 'gpt-4o'])
+const nonReasoning = new Set(['gpt-4.1', 'gpt-4o', 'deepseek-chat', 'deepseek-reasoner'])
 const fakes = useFakeUpstreams(models)
 const { calls, lastBody } = fakes
 

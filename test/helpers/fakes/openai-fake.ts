@@ -158,7 +158,8 @@ let counter = 0
 
 /** What the fake model decides to answer: a tool call, JSON, or text. */
 type Decision =
-  { kind: 'call'; name: string; args: string } | { kind: 'text'; text: string; reasoning?: string }
+  | { kind: 'call'; name: string; args: string; reasoning?: string }
+  | { kind: 'text'; text: string; reasoning?: string }
 
 function decide(body: Body): Decision {
   const model = String(body['model'] ?? '')
@@ -177,6 +178,7 @@ function decide(body: Body): Decision {
       kind: 'call',
       name: tool.function.name,
       args: JSON.stringify(sampleOf(tool.function.parameters ?? {})),
+      reasoning,
     }
   }
   const format = body['response_format']
@@ -227,6 +229,7 @@ export function openAIModelAnswer(body: Body): { json: object } | { frames: stri
       ? {
           role: 'assistant',
           content: null,
+          ...(decision.reasoning === undefined ? {} : { reasoning_content: decision.reasoning }),
           tool_calls: [
             {
               id: `call_fake${counter}`,
@@ -256,6 +259,8 @@ export function openAIModelAnswer(body: Body): { json: object } | { frames: stri
   const chunk = (delta: object, finishReason: string | null = null) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_763_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`
   const frames = [chunk({ role: 'assistant', content: decision.kind === 'call' ? null : '' })]
+  if (decision.reasoning !== undefined)
+    frames.push(chunk({ reasoning_content: decision.reasoning }))
   if (decision.kind === 'call') {
     const half = Math.ceil(decision.args.length / 2)
     frames.push(
@@ -273,8 +278,6 @@ export function openAIModelAnswer(body: Body): { json: object } | { frames: stri
       chunk({ tool_calls: [{ index: 0, function: { arguments: decision.args.slice(half) } }] }),
     )
   } else {
-    if (decision.reasoning !== undefined)
-      frames.push(chunk({ reasoning_content: decision.reasoning }))
     const half = Math.ceil(decision.text.length / 2)
     frames.push(
       chunk({ content: decision.text.slice(0, half) }),
