@@ -16,7 +16,7 @@ import {
   type UpstreamBehaviour,
   type UpstreamCallRecord,
 } from '../helpers/upstream'
-import { matrixClients } from './matrix/clients'
+import { imageBase64, matrixClients } from './matrix/clients'
 import { families, reportedUsage, upstreamAnswers, type Family } from './matrix/upstream-answers'
 
 /**
@@ -132,6 +132,21 @@ describe.each(cells)('%s client × %s group', (client, group) => {
     const sent = calls[group].at(-1)!.body
     expect(sent).toContain('sunny')
     expect(sent).toContain('get_weather')
+  })
+
+  it('carries an image to the upstream, the same bytes in its form', async () => {
+    answer('text')
+    expect(await clients[client].image(model)).toBe('Paris')
+    const sent = calls[group].at(-1)!.body
+    // Each vendor's own field for inline image bytes, holding the client's base64 unchanged.
+    const field = {
+      openai: 'image_url',
+      anthropic: 'media_type',
+      gemini: 'inlineData',
+      responses: 'input_image',
+    }
+    expect(sent).toContain(imageBase64)
+    expect(sent).toContain(field[group])
   })
 
   it('relays an upstream 429 as 429', async () => {

@@ -22,6 +22,8 @@ export type Client = {
   tool(model: string): Promise<ToolCall>
   streamTool(model: string): Promise<ToolCall>
   toolResult(model: string): Promise<string>
+  /** Sends a question with the PNG `imageBase64` attached; the answer's text. */
+  image(model: string): Promise<string>
   status(model: string): Promise<number>
   /** The text received before the stream failed, and the error. */
   failing(model: string): Promise<{ text: string; error: unknown }>
@@ -34,6 +36,10 @@ const weather = {
     parameters: { type: 'object', properties: { city: { type: 'string' } } },
   },
 }
+/** A 1×1 PNG, base64, that every client attaches in its own form. */
+export const imageBase64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
 const genaiSdk = () => new GoogleGenAI({ apiKey: keys.main, httpOptions: { baseUrl: gatewayUrl } })
 const anthropicTool = {
   name: 'get_weather',
@@ -139,6 +145,21 @@ export function matrixClients(handler: () => GatewayHandler): Record<Family, Cli
             ],
           })
         ).choices[0]?.message.content ?? '',
+      image: async (model) =>
+        (
+          await openaiSdk().chat.completions.create({
+            model,
+            messages: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'text', text: 'What is this?' },
+                  { type: 'image_url', image_url: { url: `data:image/png;base64,${imageBase64}` } },
+                ],
+              },
+            ],
+          })
+        ).choices[0]?.message.content ?? '',
       status: async (model) =>
         (
           (await failure(() =>
@@ -229,6 +250,25 @@ export function matrixClients(handler: () => GatewayHandler): Record<Family, Cli
         })
         return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
       },
+      image: async (model) => {
+        const message = await anthropicSdk().messages.create({
+          model,
+          max_tokens: 50,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is this?' },
+                {
+                  type: 'image',
+                  source: { type: 'base64', media_type: 'image/png', data: imageBase64 },
+                },
+              ],
+            },
+          ],
+        })
+        return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+      },
       status: async (model) =>
         (
           (await failure(() =>
@@ -305,6 +345,21 @@ export function matrixClients(handler: () => GatewayHandler): Record<Family, Cli
             ],
           })
         ).text ?? '',
+      image: async (model) =>
+        (
+          await genaiSdk().models.generateContent({
+            model,
+            contents: [
+              {
+                role: 'user',
+                parts: [
+                  { text: 'What is this?' },
+                  { inlineData: { mimeType: 'image/png', data: imageBase64 } },
+                ],
+              },
+            ],
+          })
+        ).text ?? '',
       status: async (model) =>
         (
           (await failure(() => genaiSdk().models.generateContent({ model, contents: 'x' }))) as {
@@ -367,6 +422,25 @@ export function matrixClients(handler: () => GatewayHandler): Record<Family, Cli
                 arguments: '{"city":"Paris"}',
               },
               { type: 'function_call_output', call_id: 'call_9', output: 'sunny' },
+            ],
+          })
+        ).output_text,
+      image: async (model) =>
+        (
+          await openaiSdk().responses.create({
+            model,
+            input: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'input_text', text: 'What is this?' },
+                  {
+                    type: 'input_image',
+                    image_url: `data:image/png;base64,${imageBase64}`,
+                    detail: 'auto',
+                  },
+                ],
+              },
             ],
           })
         ).output_text,
