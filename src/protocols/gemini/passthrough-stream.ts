@@ -28,13 +28,20 @@ export function geminiPassthroughStream(): SseTranslator {
         const error = geminiErrorToGateway(parsed.ok ? parsed.value : undefined)
         return { frames: [geminiStreamErrorFrame(error)], final: 'error', error }
       }
-      const members = findTopLevelMembers(data)?.members
-      const span = members?.get('usageMetadata')
-      if (span !== undefined) {
-        const parsed = parseJson(data.slice(span.valueStart, span.valueEnd))
-        if (parsed.ok && isJsonObject(parsed.value))
-          usage = mergeUsage(usage, geminiUsageToCanonical(parsed.value))
+      const found = findTopLevelMembers(data)
+      let metadata: unknown
+      if (found !== undefined && !found.keysAgree) {
+        // A member name written with escapes or twice: only JSON.parse reads it as the client will.
+        const parsed = parseJson(data)
+        if (parsed.ok && isJsonObject(parsed.value)) metadata = parsed.value['usageMetadata']
+      } else {
+        const span = found?.members.get('usageMetadata')
+        if (span !== undefined) {
+          const parsed = parseJson(data.slice(span.valueStart, span.valueEnd))
+          if (parsed.ok) metadata = parsed.value
+        }
       }
+      if (isJsonObject(metadata)) usage = mergeUsage(usage, geminiUsageToCanonical(metadata))
       if (!finished && data.includes('"finishReason"')) finished = true
       return { frames: [serializeSse(message)] }
     },

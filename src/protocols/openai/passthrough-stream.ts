@@ -6,8 +6,12 @@ import type { TokenUsage } from '../../usage/usage-meter'
 import { openAIStreamErrorFrame } from './errors'
 import { readOpenAIUsage } from './canonical-usage'
 
-/** A usage object in a chunk; `"usage":null` does not match, and neither can escaped content text. */
-const usagePattern = /"usage"\s*:\s*\{/
+/**
+ * A usage object in a chunk, its name written plainly or with `\u` escapes (`"us\u0061ge"`), as
+ * `JSON.parse` and the client read both: an upstream cannot hide its usage from the meter by
+ * spelling. `"usage":null` does not match, and neither can content text (its quotes are escaped).
+ */
+const usagePattern = /"(?:u|\\u0075)(?:s|\\u0073)(?:a|\\u0061)(?:g|\\u0067)(?:e|\\u0065)"\s*:\s*\{/
 const errorPattern = /^\s*\{\s*"error"\s*:/
 
 /**
