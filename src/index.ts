@@ -45,7 +45,7 @@ export type {
   UsageOutcome,
   UsageRecord,
 } from './usage/usage-meter'
-export type { UsageLedger } from './usage/usage-ledger'
+export type { DailyUsage, UsageLedger } from './usage/usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
 export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
 export type { ReseedFunction } from './usage/budget-seeds'

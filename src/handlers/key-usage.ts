@@ -18,6 +18,7 @@ export async function handleKeyUsage(
     limits: key.limits,
     quotaTokens: key.quota?.tokens,
   })
+  const daily = await readDaily(runtime, key.id)
   const now = runtime.now()
   const states = summary.limits ?? []
   const quota = states.find((state) => state.name === 'quota')
@@ -58,9 +59,46 @@ export async function handleKeyUsage(
       remaining: quota?.remaining ?? null,
     },
     limits,
+    ...(daily === undefined ? {} : { daily }),
     isValid: true,
     planName: key.name ?? key.id,
     remaining,
     unit: 'tokens',
   })
+}
+
+/** How many UTC days `daily` covers, today included. */
+const dailyDays = 30
+/** The longest `GET /v1/usage` waits for the history; past it, `daily` is `null`. */
+const dailyTimeoutMs = 1000
+
+/**
+ * The key's last 30 UTC days from a ledger that keeps them (Postgres), for `daily`: `undefined`
+ * without such a ledger, `null` when it does not answer in time (the rest of the answer does not
+ * depend on it).
+ */
+async function readDaily(runtime: GatewayRuntime, keyId: string) {
+  const read = runtime.ledger?.dailyUsage?.bind(runtime.ledger)
+  if (read === undefined) return undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), dailyTimeoutMs)
+  })
+  try {
+    const days = await Promise.race([read(keyId, dailyDays), timeout])
+    return days === null
+      ? null
+      : days.map((day) => ({
+          date: day.date,
+          requests: day.requests,
+          input_tokens: day.inputTokens,
+          output_tokens: day.outputTokens,
+          cached_input_tokens: day.cachedInputTokens,
+          total_tokens: day.totalTokens,
+        }))
+  } catch {
+    return null
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -1,3 +1,4 @@
+import type { DailyUsage } from '../usage/usage-ledger'
 import type { PostgresOptions } from './client'
 import { resolveTables } from './tables'
 
@@ -66,6 +67,38 @@ export async function keyUsage(
     for (const name of Object.keys(totals) as Array<keyof UsageTotals>) totals[name] += row[name]
   }
   return { keyId, since, until, days: rows, totals, lifetime: readTotals(lifetime.rows[0] ?? {}) }
+}
+
+/**
+ * A key's totals per UTC day over the last `days` days, today included, all models together,
+ * oldest first; one indexed read of the daily rollup. What `GET /v1/usage` shows as `daily`.
+ */
+export async function dailyUsage(
+  options: PostgresOptions,
+  keyId: string,
+  days: number,
+  now: number = Date.now(),
+): Promise<DailyUsage[]> {
+  const tables = resolveTables(options)
+  const until = utcDay(new Date(now))
+  const since = utcDay(new Date(Date.parse(until) - (Math.max(1, days) - 1) * dayMs))
+  const { rows } = await options.client.query(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, ${sums} FROM ${tables.daily}
+     WHERE key_id = $1 AND day BETWEEN $2::date AND $3::date
+     GROUP BY day ORDER BY day`,
+    [keyId, since, until],
+  )
+  return rows.map((row) => {
+    const totals = readTotals(row)
+    return {
+      date: String(row.day),
+      requests: totals.requests,
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      cachedInputTokens: totals.cachedInputTokens,
+      totalTokens: totals.totalTokens,
+    }
+  })
 }
 
 function readTotals(row: Record<string, unknown>): UsageTotals {

@@ -1,4 +1,4 @@
-import type { UsageLedger } from '../usage/usage-ledger'
+import type { DailyUsage, UsageLedger } from '../usage/usage-ledger'
 import type { UsageRecord } from '../usage/usage-meter'
 import type { PostgresOptions } from './client'
 import {
@@ -8,6 +8,7 @@ import {
   utcMonth,
   type LedgerRow,
 } from './ledger-sql'
+import { dailyUsage } from './key-usage'
 import { createLoudLog, describeError } from './loud-log'
 import { resolveTables } from './tables'
 
@@ -59,6 +60,8 @@ export type PostgresLedger = UsageLedger & {
    * `flushIntervalMs` of its traffic) are not counted yet.
    */
   usedSince(keyId: string, sinceMs: number): Promise<number>
+  /** A key's totals per UTC day from the daily rollup (`GET /v1/usage`'s `daily`). */
+  dailyUsage(keyId: string, days: number): Promise<DailyUsage[]>
 }
 
 const dayMs = 86_400_000
@@ -251,6 +254,7 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
       return closePromise
     },
     stats: () => ({ queued: queue.length, ...stats }),
+    dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
     async usedSince(keyId, sinceMs) {
       const dayStart = Math.floor(sinceMs / dayMs) * dayMs
       const wholeFrom = dayStart === sinceMs ? dayStart : dayStart + dayMs

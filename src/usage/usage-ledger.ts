@@ -14,4 +14,20 @@ import type { UsageRecord } from './usage-meter'
 export interface UsageLedger {
   record(record: UsageRecord): void
   close?(): Promise<void>
+  /**
+   * A key's totals per UTC day over the last `days` days (today included), oldest first, days
+   * without requests left out: `GET /v1/usage` shows them as `daily`. Optional.
+   */
+  dailyUsage?(keyId: string, days: number): Promise<readonly DailyUsage[]>
+}
+
+/** One UTC day of a key's usage. */
+export type DailyUsage = {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string
+  requests: number
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  totalTokens: number
 }

@@ -125,6 +125,42 @@ describe('GET /v1/usage', () => {
     expect((await usageOf(gateway, keys.main))['remaining']).toBe(-1)
   })
 
+  it('adds `daily` only with a ledger that keeps days, and `null` when it does not answer', async () => {
+    expect(await usageOf(buildGateway().gateway, keys.main)).not.toHaveProperty('daily')
+    const asked: [string, number][] = []
+    const days = {
+      record: () => undefined,
+      dailyUsage: async (keyId: string, count: number) => {
+        asked.push([keyId, count])
+        return [
+          {
+            date: '2026-11-22',
+            requests: 3,
+            inputTokens: 30,
+            outputTokens: 12,
+            cachedInputTokens: 4,
+            totalTokens: 42,
+          },
+        ]
+      },
+    }
+    const withDays = await usageOf(buildGateway({ usageLedger: days }).gateway, keys.main)
+    expect(withDays['daily']).toEqual([
+      {
+        date: '2026-11-22',
+        requests: 3,
+        input_tokens: 30,
+        output_tokens: 12,
+        cached_input_tokens: 4,
+        total_tokens: 42,
+      },
+    ])
+    expect(asked).toEqual([[expect.stringMatching(/^key_/), 30]])
+    const failing = { record: () => undefined, dailyUsage: () => Promise.reject(new Error('down')) }
+    const down = await usageOf(buildGateway({ usageLedger: failing }).gateway, keys.main)
+    expect(down).toMatchObject({ object: 'usage', daily: null })
+  })
+
   it('answers 401 without a valid key', async () => {
     const { gateway } = buildGateway()
     const response = await gateway(new Request(`${gatewayUrl}/v1/usage`))

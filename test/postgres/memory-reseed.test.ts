@@ -137,20 +137,34 @@ describe('state.postgres without state.redis', { timeout: 60_000 }, () => {
     }
     const first = await gateway()
     let before = 0
+    let requests = 0
     while (before < 1000) {
       const answer = await client(first.url, key).chat.completions.create({
         model: 'gpt-test',
         messages: hello,
       })
       before += answer.usage!.total_tokens
+      requests += 1
     }
     await first.close()
     const second = await gateway()
     try {
-      expect((await usageOf(second.url, key))['limits']['tokensPerDay']).toMatchObject({
+      const usage = await usageOf(second.url, key)
+      expect(usage['limits']['tokensPerDay']).toMatchObject({
         used: before,
         remaining: 2000 - before,
       })
+      // With a Postgres ledger, GET /v1/usage also shows the key's last 30 UTC days.
+      expect(usage['daily']).toEqual([
+        {
+          date: new Date().toISOString().slice(0, 10),
+          requests,
+          input_tokens: expect.any(Number),
+          output_tokens: expect.any(Number),
+          cached_input_tokens: 0,
+          total_tokens: before,
+        },
+      ])
       const after = await spendAll(second.url, key)
       expect(after.refusal).toMatchObject({ status: 429, code: 'insufficient_quota' })
       // Across both processes the day admitted about 2,000 tokens, not 1,000 + 2,000.
