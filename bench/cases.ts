@@ -1,10 +1,19 @@
 import type { Target } from './child'
 import { runLoad, type LoadOptions, type LoadResult } from './load'
-import { benchKey, jsonRequestBody, streamRequestBody } from './payloads'
+import {
+  anthropicStreamRequestBody,
+  benchKey,
+  jsonRequestBody,
+  streamRequestBody,
+  translatedRequestBody,
+} from './payloads'
 import type { TransportName } from './transports'
 
-/** The two answer shapes measured. */
-export type Format = 'json' | 'sse'
+/**
+ * The answer shapes measured: passthrough JSON, passthrough SSE, and SSE translated from an
+ * Anthropic upstream for an OpenAI client (the bare relay moves the same Anthropic stream as is).
+ */
+export type Format = 'json' | 'sse' | 'translated-sse'
 
 /** A target as the tables name it. */
 export type Subject = {
@@ -26,10 +35,26 @@ export type CaseResult = LoadResult & {
   rounds?: Array<Pick<CaseResult, 'rps' | 'p50' | 'p99' | 'cpuMicrosPerRequest'>>
 }
 
-/** JSON first, then SSE, in every table. */
-export const formats: Format[] = ['json', 'sse']
-const bodies: Record<Format, string> = { json: jsonRequestBody, sse: streamRequestBody }
+/** JSON first, then SSE, then translated SSE, in every table. */
+export const formats: Format[] = ['json', 'sse', 'translated-sse']
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${benchKey}` }
+
+/** The path and body a target is sent for a format: the relay forwards what the upstream takes. */
+export function requestFor(
+  kind: Subject['kind'],
+  format: Format,
+): { path: string; body: string; headers: Record<string, string> } {
+  if (format === 'json') return { path: '/v1/chat/completions', body: jsonRequestBody, headers }
+  if (format === 'sse') return { path: '/v1/chat/completions', body: streamRequestBody, headers }
+  if (kind === 'gateway') {
+    return { path: '/v1/chat/completions', body: translatedRequestBody, headers }
+  }
+  return {
+    path: '/v1/messages',
+    body: anthropicStreamRequestBody,
+    headers: { ...headers, 'anthropic-version': '2023-06-01' },
+  }
+}
 
 /** Loads one target with one format and prices each request in the target's CPU time. */
 export async function measureCase(
@@ -40,7 +65,7 @@ export async function measureCase(
 ): Promise<CaseResult> {
   const { target, name, kind, transport } = subject
   const cpuBefore = await target.cpuMicros()
-  const result = await runLoad(loadOptions(target, format, caseConnections, seconds))
+  const result = await runLoad(loadOptions(subject, format, caseConnections, seconds))
   const cpuAfter = await target.cpuMicros()
   if (result.errors + result.non2xx + result.timeouts > 0) {
     console.warn(
@@ -93,34 +118,42 @@ export function medianCase(results: readonly CaseResult[]): CaseResult {
 
 /** autocannon's settings for one case. */
 export function loadOptions(
-  target: Target,
+  subject: Pick<Subject, 'target' | 'kind'>,
   format: Format,
   caseConnections: number,
   seconds: number,
 ): LoadOptions {
+  const request = requestFor(subject.kind, format)
   return {
-    url: `${target.url}/v1/chat/completions`,
-    body: bodies[format],
-    headers,
+    url: `${subject.target.url}${request.path}`,
+    body: request.body,
+    headers: request.headers,
     connections: caseConnections,
     durationS: seconds,
   }
 }
 
 /** One request before the load, so a misconfigured target fails loudly instead of benchmarking 401s. */
-export async function verify(base: string, format: Format): Promise<void> {
-  const response = await fetch(`${base}/v1/chat/completions`, {
+export async function verify(
+  subject: Pick<Subject, 'target' | 'kind'>,
+  format: Format,
+): Promise<void> {
+  const request = requestFor(subject.kind, format)
+  const base = subject.target.url
+  const response = await fetch(`${base}${request.path}`, {
     method: 'POST',
-    headers,
-    body: bodies[format],
-    signal: AbortSignal.timeout(5_000),
+    headers: request.headers,
+    body: request.body,
+    signal: AbortSignal.timeout(10_000),
   })
   const text = await response.text()
   const ok =
     response.status === 200 &&
     (format === 'json'
       ? text.includes('"usage":{')
-      : text.endsWith('data: [DONE]\n\n') && text.includes('"usage":{'))
+      : request.path === '/v1/messages'
+        ? text.includes('event: message_stop')
+        : text.endsWith('data: [DONE]\n\n') && text.includes('"usage":{'))
   if (!ok)
     throw new Error(`${base} answered ${response.status} for ${format}: ${text.slice(0, 300)}`)
 }

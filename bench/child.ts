@@ -7,6 +7,8 @@ export type Target = {
   url: string
   /** The child's total CPU time so far, user plus system, in microseconds. */
   cpuMicros(): Promise<number>
+  /** The child's resident memory after a full garbage collection, in bytes. */
+  liveRss(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -16,15 +18,18 @@ const stopTimeoutMs = 3_000
 
 /**
  * Forks `server-process.ts` with the parent's `execArgv` (tsx's loader, so TypeScript runs as it
- * does here) plus `extraExecArgv`, and resolves once the child listens.
+ * does here) plus `extraExecArgv` and `--expose-gc`, on `execPath` (another Node binary) when
+ * given, and resolves once the child listens.
  */
 export function startTarget(
   args: readonly string[],
   extraExecArgv: string[] = [],
+  execPath?: string,
 ): Promise<Target> {
   const child = fork(entry, [...args], {
-    execArgv: [...process.execArgv, ...extraExecArgv],
+    execArgv: [...process.execArgv, '--expose-gc', ...extraExecArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(execPath === undefined ? {} : { execPath }),
   })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -42,6 +47,7 @@ export function startTarget(
       resolve({
         url: message.url,
         cpuMicros: () => askCpu(child),
+        liveRss: () => askMemory(child),
         stop: () => stop(child),
       })
     })
@@ -57,6 +63,18 @@ function askCpu(child: ChildProcess): Promise<number> {
     }
     child.on('message', onMessage)
     child.send({ type: 'cpu' } satisfies ParentMessage)
+  })
+}
+
+function askMemory(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type !== 'memory') return
+      child.off('message', onMessage)
+      resolve(message.rss)
+    }
+    child.on('message', onMessage)
+    child.send({ type: 'memory' } satisfies ParentMessage)
   })
 }
 

@@ -133,3 +133,77 @@ function streamEvents(withUsage: boolean): string[] {
 
 /** SSE frames of a streamed answer, each a complete `data:` event; the last is `[DONE]`. */
 export const streamFrames = { withUsage: streamEvents(true), withoutUsage: streamEvents(false) }
+
+/** The model the translated case asks for: an Anthropic group behind an OpenAI client. */
+export const translatedModel = 'claude-bench'
+
+/** The stream chat request of the translated case: the same conversation, to the Anthropic group. */
+export const translatedRequestBody = JSON.stringify({
+  model: translatedModel,
+  messages,
+  temperature: 0.2,
+  max_tokens: 256,
+  stream: true,
+  stream_options: { include_usage: true },
+})
+
+/**
+ * The same conversation as an Anthropic messages stream request: what the bare relay forwards in
+ * the translated case, so that both sides move the same upstream stream.
+ */
+export const anthropicStreamRequestBody = JSON.stringify({
+  model: 'claude-bench-upstream',
+  system: messages[0]!.content,
+  messages: messages.slice(1),
+  temperature: 0.2,
+  max_tokens: 256,
+  stream: true,
+})
+
+const anthropicId = 'msg_01BenchXq8nKp3VY2mR7Z5c4d'
+
+/** An Anthropic messages stream carrying the same text, as Anthropic frames it. */
+export const anthropicStreamFrames: string[] = [
+  [
+    'message_start',
+    {
+      type: 'message_start',
+      message: {
+        id: anthropicId,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-bench-upstream',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: 61,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 1,
+        },
+      },
+    },
+  ] as const,
+  [
+    'content_block_start',
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  ] as const,
+  ...pieces.map(
+    (piece) =>
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } },
+      ] as const,
+  ),
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }] as const,
+  [
+    'message_delta',
+    {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 28 },
+    },
+  ] as const,
+  ['message_stop', { type: 'message_stop' }] as const,
+].map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)

@@ -1,5 +1,4 @@
 import { formats, type CaseResult, type Format } from './cases'
-import { transportLabels, type TransportName } from './transports'
 
 /** A plain-text table: the first column left-aligned, the others right-aligned. */
 export function formatTable(
@@ -59,38 +58,4 @@ export function loadTable(results: readonly CaseResult[], withCpu: boolean): str
   header.push('Δp50 ms', 'Δp99 ms')
   if (withCpu) header.push('ΔCPU µs')
   return formatTable(header, rows)
-}
-
-/** Relay floor, gateway core + bridge (the canned case) and what each real transport adds. */
-export function cpuSplit(
-  results: readonly CaseResult[],
-  transports: readonly TransportName[],
-): string | undefined {
-  const find = (format: Format, kind: CaseResult['kind'], transport?: TransportName) =>
-    results.find(
-      (result) =>
-        result.format === format && result.kind === kind && result.transport === transport,
-    )?.cpuMicrosPerRequest
-  if (find('json', 'gateway', 'canned') === undefined) return undefined
-  const rows = [
-    ['bare node:http relay (server + client)', ...formats.map((format) => find(format, 'relay'))],
-    [
-      'gateway core + Node bridge (canned upstream)',
-      ...formats.map((format) => find(format, 'gateway', 'canned')),
-    ],
-    ...transports
-      .filter((transport) => transport !== 'canned')
-      .map((transport) => [
-        `+ transport: ${transportLabels[transport]}`,
-        ...formats.map((format) => {
-          const total = find(format, 'gateway', transport)
-          const canned = find(format, 'gateway', 'canned')
-          return total === undefined || canned === undefined ? undefined : total - canned
-        }),
-      ]),
-  ] as Array<[string, ...Array<number | undefined>]>
-  return formatTable(
-    ['part', 'JSON µs/req', 'SSE µs/req'],
-    rows.map(([part, ...values]) => [part, ...values.map((value) => fixed(value, 0))]),
-  )
 }

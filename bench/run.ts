@@ -1,24 +1,29 @@
 /**
- * `npm run bench`: how much the gateway adds to a relay, on loopback.
+ * `npm run bench`: how far the gateway is from a bare relay, on loopback, in one run.
  *
- * A zero-latency mock OpenAI upstream, a bare `node:http` relay and the gateway (once per upstream
- * transport) each run in their own process; autocannon loads each of them with the same JSON and
- * SSE chat requests, first at fixed concurrency, then with one connection (latency with no
- * queueing). It prints the tables, writes bench/results/latest.json and exits.
+ * A zero-latency mock upstream (OpenAI and Anthropic), a bare `node:http` relay and the gateway as
+ * the CLI serves it (`serveGateway`, `createNodeFetch`) each run in their own process. It reports:
+ * - req/s of passthrough JSON, passthrough SSE and translated SSE (Anthropic upstream, OpenAI
+ *   client) as a fraction of the relay's, at `--connections` (32), the median of per-round ratios
+ *   over `--rounds` (3) interleaved rounds (relay, then gateway, per format and round);
+ * - CPU µs per request of each target process;
+ * - the latency the gateway adds at one connection (p50, p99), and to an SSE answer's first byte;
+ * - resident memory per open stream with `--streams` (5,000) streams held open;
+ * - the import time of the core and its gzip size with its dependencies.
  *
- * The `canned` transport answers in process, with no upstream socket: the gateway's cost with it is
- * its core plus the Node bridge, and each real transport's cost is what it adds on top.
- *
- * Flags: --duration <s> (8) --warmup <s> (2) --connections <n> (32) --unloaded <s> (2, 0 skips)
- * --transports fetch,node-fetch,undici-request,canned (also undici-fetch) --rounds <n> (1: more
- * rounds go round-robin over the targets and report medians) --no-breakdown
- * --quick (4 s cases, 1 s warm-ups, global fetch and createNodeFetch only)
- * --profile (CPU profiles of the gateway processes in bench/results/profiles/)
- * --redis <url> (redis://127.0.0.1:6379: the usage meter's latency with Redis) --no-meter
- * --meter-only (only the usage meter's latency, in process: about 20 s)
+ * Flags: --duration <s> (4) --warmup <s> (1) --connections <n> (32) --rounds <n> (3)
+ * --unloaded <s> (3; 0 skips) --first-byte <n> (200; 0 skips) --streams <n> (5000; 0 skips)
+ * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --node <path> (run the
+ * relay, the gateway and the import with another Node binary) --quick (1 round, shorter cases,
+ * 1,000 streams) --transports fetch,node-fetch,undici-request,undici-fetch,canned (more gateway
+ * targets) --profile (CPU profiles of the gateway in bench/results/profiles/) --breakdown
+ * (in-process costs of single steps) --meter [--redis <url>] (the usage meter's latency)
+ * --meter-only.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, totalmem } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import {
   formats,
@@ -27,13 +32,17 @@ import {
   medianCase,
   verify,
   type CaseResult,
+  type Format,
   type Subject,
 } from './cases'
 import { startTarget, type Target } from './child'
+import { measureCoreSize, type CoreSize } from './core-size'
 import { measureCosts, type Cost } from './cost-breakdown'
+import { measureFirstByte, type FirstByte } from './first-byte'
 import { measureMeterLatency, type MeterLatency } from './meter-latency'
+import { measureOpenStreams, type OpenStreams } from './open-streams'
 import { runLoad } from './load'
-import { cpuSplit, fixed, formatTable, loadTable } from './report'
+import { fixed, formatTable, loadTable } from './report'
 import { transportLabels, type TransportName } from './transports'
 
 const allTransports: TransportName[] = [
@@ -43,42 +52,55 @@ const allTransports: TransportName[] = [
   'undici-fetch',
   'canned',
 ]
-/** undici's npm fetch is left out by default: the same machinery as the global one, as slow. */
-const defaultTransports: TransportName[] = ['fetch', 'node-fetch', 'undici-request', 'canned']
 const { values: flags } = parseArgs({
   options: {
-    duration: { type: 'string', default: '8' },
-    warmup: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '32' },
-    unloaded: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '1' },
-    transports: { type: 'string', default: defaultTransports.join(',') },
+    unloaded: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    'first-byte': { type: 'string', default: '200' },
+    streams: { type: 'string', default: '5000' },
+    'import-runs': { type: 'string', default: '5' },
+    src: { type: 'string', default: fileURLToPath(new URL('../src', import.meta.url)) },
+    node: { type: 'string', default: process.execPath },
+    transports: { type: 'string', default: '' },
     quick: { type: 'boolean', default: false },
-    'no-breakdown': { type: 'boolean', default: false },
+    breakdown: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    meter: { type: 'boolean', default: false },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
-    'no-meter': { type: 'boolean', default: false },
     'meter-only': { type: 'boolean', default: false },
   },
 })
-const durationS = flags.quick ? 4 : Number(flags.duration)
-const warmupS = flags.quick ? 1 : Number(flags.warmup)
-const unloadedS = flags.quick ? 2 : Number(flags.unloaded)
+const quick = flags.quick
+const durationS = quick ? 2 : Number(flags.duration)
+const warmupS = Number(flags.warmup)
+const unloadedS = quick ? 2 : Number(flags.unloaded)
 const connections = Number(flags.connections)
-const rounds = Math.max(1, Math.floor(Number(flags.rounds)))
-const transports = (flags.quick ? 'fetch,node-fetch' : flags.transports)
+const rounds = quick ? 1 : Math.max(1, Math.floor(Number(flags.rounds)))
+const firstByteSamples = quick ? 50 : Number(flags['first-byte'])
+const streamCount = quick ? 1000 : Number(flags.streams)
+const importRuns = Math.max(1, Number(flags['import-runs']))
+const sourceDir = flags.src
+const nodePath = flags.node
+const transports = flags.transports
   .split(',')
-  .map((name) => name.trim()) as TransportName[]
+  .map((name) => name.trim())
+  .filter((name) => name !== '') as TransportName[]
 for (const name of transports) {
   if (!allTransports.includes(name)) throw new Error(`Unknown transport ${name}`)
 }
 
-const targets = 2 + transports.length
+const gatewayCount = 1 + transports.length
 const plannedS =
-  rounds * targets * formats.length * (warmupS + durationS) +
-  (targets - 1) * formats.length * unloadedS +
-  (flags['no-breakdown'] ? 0 : 6) +
-  (flags['no-meter'] ? 0 : 30)
+  rounds * (1 + gatewayCount) * formats.length * (warmupS + durationS) +
+  (1 + gatewayCount) * formats.length * unloadedS +
+  (firstByteSamples > 0 ? 20 : 0) +
+  (streamCount > 0 ? 2 * (10 + streamCount / 200) : 0) +
+  importRuns * 2 +
+  (flags.breakdown ? 6 : 0) +
+  (flags.meter ? 30 : 0)
 const resultsDir = new URL('./results/', import.meta.url)
 const benchStartedAt = performance.now()
 
@@ -120,10 +142,31 @@ function printMeter(latencies: readonly MeterLatency[]): void {
   )
 }
 
+/** Per format: the relay's and the gateway's figures, and the median of per-round ratios. */
+type Ratio = {
+  format: Format
+  relayRps: number
+  gatewayRps: number
+  ratio: number
+  ratios: number[]
+  relayCpu: number
+  gatewayCpu: number
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right)
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN
+}
+
 async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
-  const machine = `Node ${process.version}, ${availableParallelism()} CPUs (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${process.platform}/${process.arch}`
+  const nodeVersion =
+    nodePath === process.execPath
+      ? process.version
+      : execFileSync(nodePath, ['--version']).toString().trim()
+  const machine = `Node ${nodeVersion}, ${availableParallelism()} CPUs (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${process.platform}/${process.arch}`
   console.log(`model-gateway bench: ${machine}`)
+  console.log(`source: ${sourceDir}`)
   if (flags['meter-only']) {
     const meter = await meterSection()
     if (meter !== undefined) printMeter(meter)
@@ -134,45 +177,51 @@ async function main(): Promise<void> {
     return
   }
   console.log(
-    `autocannon, ${connections} connections, ${warmupS} s warm-up + ${durationS} s per case${rounds > 1 ? `, median of ${rounds} rounds` : ''}; about ${Math.ceil(plannedS)} s in all.`,
+    `autocannon, ${connections} connections, ${warmupS} s warm-up + ${durationS} s per case, ${rounds} interleaved round(s); about ${Math.ceil(plannedS)} s in all.`,
   )
   console.log(
-    `The load generator, the mock upstream and the target are 3 processes sharing these ${availableParallelism()} cores: compare rows, not absolute figures.\n`,
+    `The load generator, the mock upstream and the target share these ${availableParallelism()} cores: ratios and CPU per request are the figures to compare.\n`,
   )
 
   const mock = await start(['mock'])
-  // Every target starts before any load (tsx compiles each in a few seconds); idle, they cost
-  // nothing to the case being measured.
   const profile = flags.profile
     ? ['--cpu-prof', `--cpu-prof-dir=${new URL('profiles/', resultsDir).pathname}`]
     : []
+  const gatewayTransports: Array<TransportName | 'cli'> = ['cli', ...transports]
   const [relay, ...gateways] = await Promise.all([
-    start(['relay', mock.url]),
-    ...transports.map((transport) => start(['gateway', mock.url, transport], profile)),
+    start(['relay', mock.url], [], nodePath),
+    ...gatewayTransports.map((transport) =>
+      start(['gateway', mock.url, transport, sourceDir], profile, nodePath),
+    ),
   ])
-  const subjects: Subject[] = [
-    { target: mock, name: 'mock upstream (direct)', kind: 'mock', transport: undefined },
-    { target: relay!, name: 'bare node:http relay', kind: 'relay', transport: undefined },
-    ...transports.map((transport, index) => ({
-      target: gateways[index]!,
-      name: `gateway, ${transportLabels[transport]}`,
-      kind: 'gateway' as const,
-      transport,
-    })),
-  ]
+  const relaySubject: Subject = {
+    target: relay!,
+    name: 'bare node:http relay',
+    kind: 'relay',
+    transport: undefined,
+  }
+  const gatewaySubjects: Subject[] = gatewayTransports.map((transport, index) => ({
+    target: gateways[index]!,
+    name:
+      transport === 'cli'
+        ? 'gateway (serveGateway + createNodeFetch)'
+        : `gateway, ${transportLabels[transport]}`,
+    kind: 'gateway' as const,
+    transport: transport === 'cli' ? undefined : transport,
+  }))
+  const subjects = [relaySubject, ...gatewaySubjects]
   for (const subject of subjects) {
-    for (const format of formats) await verify(subject.target.url, format)
+    for (const format of formats) await verify(subject, format)
   }
   progress('targets listening and answering')
 
-  // Rounds go round-robin over the targets, so a slow spell of a shared machine hits them all.
+  // Rounds go relay then gateway per format, so a slow spell of a shared machine hits both alike.
   const samples = new Map<string, CaseResult[]>()
   for (let round = 1; round <= rounds; round += 1) {
-    for (const subject of subjects) {
-      for (const format of formats) {
-        const label = rounds > 1 ? ` · round ${round}/${rounds}` : ''
-        progress(`${subject.name} · ${format} · ${connections} connections${label}`)
-        await runLoad(loadOptions(subject.target, format, connections, warmupS))
+    for (const format of formats) {
+      for (const subject of subjects) {
+        progress(`${subject.name} · ${format} · ${connections} connections · round ${round}`)
+        await runLoad(loadOptions(subject, format, connections, warmupS))
         const result = await measureCase(subject, format, connections, durationS)
         const key = `${subject.name} · ${format}`
         samples.set(key, [...(samples.get(key) ?? []), result])
@@ -180,36 +229,58 @@ async function main(): Promise<void> {
     }
   }
   const loaded = [...samples.values()].map(medianCase)
+  const ratios: Ratio[] = formats.map((format) => {
+    const relayRounds = samples.get(`${relaySubject.name} · ${format}`)!
+    const gatewayRounds = samples.get(`${gatewaySubjects[0]!.name} · ${format}`)!
+    const perRound = gatewayRounds.map((result, index) => result.rps / relayRounds[index]!.rps)
+    return {
+      format,
+      relayRps: median(relayRounds.map((result) => result.rps)),
+      gatewayRps: median(gatewayRounds.map((result) => result.rps)),
+      ratio: median(perRound),
+      ratios: perRound,
+      relayCpu: median(relayRounds.map((result) => result.cpuMicrosPerRequest)),
+      gatewayCpu: median(gatewayRounds.map((result) => result.cpuMicrosPerRequest)),
+    }
+  })
+
   const unloaded: CaseResult[] = []
   if (unloadedS > 0) {
-    for (const subject of subjects.filter((subject) => subject.kind !== 'mock')) {
-      for (const format of formats) {
+    for (const format of formats) {
+      for (const subject of subjects) {
         progress(`${subject.name} · ${format} · 1 connection`)
         unloaded.push(await measureCase(subject, format, 1, unloadedS))
       }
     }
   }
+  let firstByte: FirstByte[] = []
+  if (firstByteSamples > 0) {
+    progress(`SSE first byte, ${firstByteSamples} requests per target, one at a time`)
+    firstByte = await measureFirstByte(subjects, firstByteSamples)
+  }
+  const openStreams: OpenStreams[] = []
+  if (streamCount > 0) {
+    for (const subject of [relaySubject, gatewaySubjects[0]!]) {
+      progress(`${subject.name} · ${streamCount} open streams`)
+      openStreams.push(await measureOpenStreams(subject, streamCount))
+    }
+  }
   await stopAll()
+  progress(`core import (${importRuns} runs) and gzip size`)
+  const core = await measureCoreSize(sourceDir, importRuns, nodePath)
 
   let costs: Cost[] = []
-  if (!flags['no-breakdown']) {
+  if (flags.breakdown) {
     progress('per-request cost breakdown, in process')
     costs = await measureCosts()
   }
-  const meter = flags['no-meter'] ? undefined : await meterSection()
+  const meter = flags.meter ? await meterSection() : undefined
 
-  console.log(`\nLoaded: ${connections} connections, ${durationS} s per case`)
+  console.log(`\nLoaded: ${connections} connections, ${durationS} s per case, median of rounds`)
   console.log(loadTable(loaded, true))
   if (unloaded.length > 0) {
-    console.log(
-      `\nUnloaded: 1 connection, ${unloadedS} s per case (added latency without queueing)`,
-    )
+    console.log(`\nUnloaded: 1 connection, ${unloadedS} s per case (added latency, no queueing)`)
     console.log(loadTable(unloaded, false))
-  }
-  const split = cpuSplit(loaded, transports)
-  if (split !== undefined) {
-    console.log('\nCPU per request under load (target process), split by subtraction')
-    console.log(split)
   }
   if (costs.length > 0) {
     console.log('\nPer-request cost in process, one request at a time, no sockets')
@@ -221,46 +292,117 @@ async function main(): Promise<void> {
     )
   }
   if (meter !== undefined) printMeter(meter)
-  console.log(
-    '\nΔ columns: gateway minus bare relay, same format. CPU µs/req: CPU time of the target process alone (user + system) per completed request.',
-  )
+  printSummary(ratios, unloaded, firstByte, openStreams, core)
 
   await mkdir(resultsDir, { recursive: true })
   const report = {
     date: new Date().toISOString(),
     machine,
-    settings: { connections, durationS, warmupS, unloadedS, rounds, transports },
+    source: sourceDir,
+    settings: { connections, durationS, warmupS, unloadedS, rounds, transports, streamCount },
+    ratios,
     loaded,
     unloaded,
+    firstByte,
+    openStreams,
+    core,
     costs,
     meter,
   }
   await writeFile(new URL('latest.json', resultsDir), `${JSON.stringify(report, null, 2)}\n`)
-  console.log('Results written to bench/results/latest.json')
+  console.log('\nResults written to bench/results/latest.json')
 }
 
-async function start(args: string[], execArgv: string[] = []): Promise<Target> {
-  const target = await startTarget(args, execArgv)
+/** The figures issue 12 judges the gateway by, against the bare relay, in one table each. */
+function printSummary(
+  ratios: readonly Ratio[],
+  unloaded: readonly CaseResult[],
+  firstByte: readonly FirstByte[],
+  openStreams: readonly OpenStreams[],
+  core: CoreSize,
+): void {
+  console.log(`\nGateway against the bare relay (${connections} connections)`)
+  console.log(
+    formatTable(
+      [
+        'format',
+        'relay req/s',
+        'gateway req/s',
+        'ratio',
+        'per round',
+        'relay CPU µs',
+        'gateway CPU µs',
+      ],
+      ratios.map((row) => [
+        row.format,
+        fixed(row.relayRps, 0),
+        fixed(row.gatewayRps, 0),
+        fixed(row.ratio, 2),
+        row.ratios.map((ratio) => ratio.toFixed(2)).join(' '),
+        fixed(row.relayCpu, 0),
+        fixed(row.gatewayCpu, 0),
+      ]),
+    ),
+  )
+  const gateway = (format: Format) =>
+    unloaded.find((result) => result.kind === 'gateway' && result.format === format)
+  const relay = (format: Format) =>
+    unloaded.find((result) => result.kind === 'relay' && result.format === format)
+  const lines: string[][] = []
+  for (const format of formats) {
+    const ours = gateway(format)
+    const floor = relay(format)
+    if (ours === undefined || floor === undefined) continue
+    lines.push([
+      `${format}, 1 connection: added p50 / p99 ms`,
+      `${fixed(ours.p50 - floor.p50, 3)} / ${fixed(ours.p99 - floor.p99, 3)}`,
+    ])
+  }
+  const relayFirst = firstByte.find((row) => row.kind === 'relay')
+  const gatewayFirst = firstByte.find((row) => row.kind === 'gateway')
+  if (relayFirst !== undefined && gatewayFirst !== undefined) {
+    lines.push([
+      'SSE first byte: relay / gateway p50 ms, added',
+      `${fixed(relayFirst.p50, 3)} / ${fixed(gatewayFirst.p50, 3)}, +${fixed(gatewayFirst.p50 - relayFirst.p50, 3)}`,
+    ])
+  }
+  for (const row of openStreams) {
+    lines.push([
+      `${row.kind}: KB per open stream at ${row.streams}`,
+      fixed(row.bytesPerStream / 1024, 1),
+    ])
+  }
+  lines.push([
+    'import of the core: wall / CPU ms',
+    `${fixed(core.importWallMs, 1)} / ${fixed(core.importCpuMs, 1)}`,
+  ])
+  lines.push([
+    'core gzip KB: with zod + eventsource-parser / alone',
+    `${fixed(core.gzipBytesWithDeps / 1024, 1)} / ${fixed(core.gzipBytesCore / 1024, 1)}`,
+  ])
+  console.log('')
+  console.log(formatTable(['figure', 'value'], lines))
+}
+
+async function start(args: string[], execArgv: string[] = [], execPath?: string): Promise<Target> {
+  const target = await startTarget(args, execArgv, execPath)
   running.add(target)
   return target
 }
 
-async function stop(target: Target): Promise<void> {
-  running.delete(target)
-  await target.stop()
-}
-
 async function stopAll(): Promise<void> {
-  await Promise.all([...running].map((target) => stop(target)))
+  const targets = [...running]
+  running.clear()
+  await Promise.all(targets.map((target) => target.stop()))
 }
 
 // A hard bound on the whole run: a hung case must not keep the machine busy.
 const deadline = setTimeout(
   () => {
-    console.error(`bench: still running after ${Math.ceil(plannedS * 1.5 + 60)} s, giving up`)
+    console.error(`bench: still running after ${Math.ceil(plannedS * 2 + 120)} s, giving up`)
     void stopAll().finally(() => process.exit(1))
   },
-  (plannedS * 1.5 + 60) * 1000,
+  (plannedS * 2 + 120) * 1000,
 )
 process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)))
 

@@ -1,50 +1,81 @@
 /**
  * The child process behind each benchmark target: `mock`, `relay <upstream>` or
- * `gateway <upstream> <transport>`. Each target runs in its own process, so its event loop is not
- * shared with the load generator or the upstream. It reports its URL over IPC, answers CPU-usage
- * requests (to price each request in CPU time), and exits on `stop` or when the parent goes away.
+ * `gateway <upstream> <transport> <src-dir>`. Each target runs in its own process, so its event
+ * loop is not shared with the load generator or the upstream. It reports its URL over IPC, answers
+ * CPU-usage and memory requests (to price each request in CPU time, each open stream in bytes),
+ * and exits on `stop` or when the parent goes away.
+ *
+ * `src-dir` is the gateway's source directory, so that the same harness measures another checkout
+ * (main before a change): the gateway is served as the CLI serves it, `serveGateway` over
+ * `createGateway` with `fetch: createNodeFetch()` (transport `cli`), or with another transport.
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createGateway } from '../src/gateway'
-import { serveGateway } from '../src/node/serve'
 import { createBareRelay } from './bare-relay'
 import { createMockUpstream } from './mock-upstream'
-import { benchKey, benchModel } from './payloads'
-import { createTransport, type TransportName } from './transports'
+import { benchKey, benchModel, translatedModel } from './payloads'
+import type { TransportName } from './transports'
 
 /** Messages from the parent. */
-export type ParentMessage = { type: 'cpu' } | { type: 'stop' }
+export type ParentMessage = { type: 'cpu' } | { type: 'memory' } | { type: 'stop' }
 
 /** Messages to the parent. */
-export type ChildMessage = { type: 'ready'; url: string } | { type: 'cpu'; usage: NodeJS.CpuUsage }
+export type ChildMessage =
+  | { type: 'ready'; url: string }
+  | { type: 'cpu'; usage: NodeJS.CpuUsage }
+  | { type: 'memory'; rss: number; heapUsed: number }
 
-const [role, upstream, transport] = process.argv.slice(2)
+const [role, upstream, transport, sourceDir] = process.argv.slice(2)
 
-async function start(): Promise<{ url: string; close(): Promise<void> }> {
+type Served = { url: string; close(): Promise<void> }
+
+async function startGateway(): Promise<Served> {
+  const src = sourceDir ?? new URL('../src', import.meta.url).pathname
+  const { createGateway } = (await import(`${src}/gateway.ts`)) as typeof import('../src/gateway')
+  const { serveGateway } = (await import(
+    `${src}/node/serve.ts`
+  )) as typeof import('../src/node/serve')
+  let fetch: typeof globalThis.fetch | undefined
+  if (transport === 'cli') {
+    const { createNodeFetch } = (await import(
+      `${src}/node/node-fetch.ts`
+    )) as typeof import('../src/node/node-fetch')
+    fetch = createNodeFetch()
+  } else {
+    const { createTransport } = await import('./transports')
+    fetch = createTransport(transport as TransportName)
+  }
+  const gateway = createGateway({
+    groups: [
+      {
+        id: 'bench',
+        protocol: 'openai',
+        models: [benchModel],
+        upstreams: [{ baseUrl: `${upstream}/v1`, apiKey: 'sk-upstream-bench-key' }],
+      },
+      {
+        id: 'bench-anthropic',
+        protocol: 'anthropic',
+        models: [{ name: translatedModel, upstreamModel: 'claude-bench-upstream' }],
+        upstreams: [{ baseUrl: upstream!, apiKey: 'sk-ant-upstream-bench-key' }],
+      },
+    ],
+    keys: [{ key: benchKey, groups: ['bench', 'bench-anthropic'] }],
+    fetch,
+  } as Parameters<typeof createGateway>[0])
+  return serveGateway(gateway, { port: 0, host: '127.0.0.1' })
+}
+
+async function start(): Promise<Served> {
   if (role === 'mock') return listen(createMockUpstream())
   if (role === 'relay') return listen(createBareRelay(new URL(upstream!)))
-  if (role === 'gateway') {
-    const gateway = createGateway({
-      groups: [
-        {
-          id: 'bench',
-          protocol: 'openai',
-          models: [benchModel],
-          upstreams: [{ baseUrl: `${upstream}/v1`, apiKey: 'sk-upstream-bench-key' }],
-        },
-      ],
-      keys: [{ key: benchKey, groups: ['bench'] }],
-      fetch: createTransport(transport as TransportName),
-    })
-    return serveGateway(gateway, { port: 0, host: '127.0.0.1' })
-  }
+  if (role === 'gateway') return startGateway()
   throw new Error(`Unknown role ${String(role)}`)
 }
 
-function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+function listen(server: Server): Promise<Served> {
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, '127.0.0.1', 1024, () => {
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         close: () =>
@@ -59,10 +90,20 @@ function listen(server: Server): Promise<{ url: string; close(): Promise<void> }
 
 const send = (message: ChildMessage) => process.send?.(message)
 
+/** Memory after collecting garbage (the parent passes `--expose-gc`), so it counts what is live. */
+function liveMemory(): { rss: number; heapUsed: number } {
+  const collect = (globalThis as { gc?: () => void }).gc
+  collect?.()
+  collect?.()
+  const usage = process.memoryUsage()
+  return { rss: usage.rss, heapUsed: usage.heapUsed }
+}
+
 start().then(
   (served) => {
     process.on('message', (message: ParentMessage) => {
       if (message.type === 'cpu') send({ type: 'cpu', usage: process.cpuUsage() })
+      if (message.type === 'memory') send({ type: 'memory', ...liveMemory() })
       if (message.type === 'stop') void served.close().then(() => process.exit(0))
     })
     process.on('disconnect', () => process.exit(0))

@@ -1,4 +1,5 @@
 import { authenticate } from './auth/authenticate'
+import { hashKey, type KeyHasher } from './auth/hash-key'
 import { readCredential } from './auth/credentials'
 import type { KeyStore } from './auth/key-store'
 import { maskKey } from './auth/mask-key'
@@ -7,6 +8,7 @@ import { parseGatewayConfig } from './config/parse-config'
 import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import { ClientGoneError } from './upstream/classify-failure'
+import { gatewayCoreKey, type GatewayCore } from './gateway-core'
 import { createGatewayLifecycle, type GatewayCloseOptions } from './gateway-lifecycle'
 import { createScrubbers, secretsOf } from './upstream/secret-scrubber'
 import type { GatewayRuntime, RequestScope } from './gateway-runtime'
@@ -85,9 +87,15 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   const valid = parseGatewayConfig(config)
   const now = valid.now ?? Date.now
   const onEvent = valid.onEvent
-  // Key hashing is asynchronous (Web Crypto); start it now so the first request rarely waits.
-  const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid)
-  keyStorePromise.catch(() => undefined)
+  // Web Crypto unless the config or a runtime adapter (`preferKeyHash`) names a faster hash.
+  let keyHash: KeyHasher = valid.hashKey ?? hashKey
+  // Hashing the config's keys may be asynchronous; start it now so the first request rarely waits.
+  const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid, (secret) => keyHash(secret))
+  let keyStoreReady: KeyStore | undefined
+  keyStorePromise.then(
+    (store) => (keyStoreReady = store),
+    () => undefined,
+  )
   const meter = valid.usageMeter ?? createMemoryUsageMeter({ now })
   const responseStore = valid.responseStore ?? createMemoryResponseStore()
   const lifecycle = createGatewayLifecycle(
@@ -227,7 +235,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       }
       const secret = readCredential(request.headers, url)
       scope.event.key = maskKey(secret)
-      scope.key = await authenticate(secret, await runtime.keyStore(), now)
+      const found = authenticate(secret, keyStoreReady ?? (await runtime.keyStore()), now)
+      scope.key = found instanceof Promise ? await found : found
       scope.event.keyId = scope.key.id
       response = await handlers[match.name](runtime, scope)
     } catch (thrown) {
@@ -247,7 +256,12 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     if (!scope.eventDeferred) scope.complete(response.status, outcome)
     return response
   }
-  return Object.assign(gateway, { close: lifecycle.close })
+  const core: GatewayCore = {
+    preferKeyHash(hash) {
+      if (valid.hashKey === undefined) keyHash = hash
+    },
+  }
+  return Object.assign(gateway, { close: lifecycle.close, [gatewayCoreKey]: core })
 }
 
 /** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */

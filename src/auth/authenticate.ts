@@ -1,15 +1,17 @@
 import { GatewayError } from '../errors'
+import type { MaybePromise } from '../internal/maybe-promise'
 import type { KeyRecord, KeyStore } from './key-store'
 
 /**
  * Resolves the caller's key to its record, or throws a 401 `GatewayError`. The messages say what
- * is wrong without echoing the key.
+ * is wrong without echoing the key. Synchronous when the store answers synchronously (the config's
+ * keys with a synchronous hash), so a request pays no promise for it.
  */
-export async function authenticate(
+export function authenticate(
   secret: string | undefined,
   keyStore: KeyStore,
   now: () => number,
-): Promise<KeyRecord> {
+): MaybePromise<KeyRecord> {
   if (secret === undefined) {
     throw new GatewayError(
       'authentication',
@@ -19,7 +21,13 @@ export async function authenticate(
   if (!secret.startsWith('sk-')) {
     throw new GatewayError('authentication', 'Malformed API key: keys start with `sk-`.')
   }
-  const record = await keyStore.lookup(secret)
+  const found = keyStore.lookup(secret)
+  return isThenable(found)
+    ? Promise.resolve(found).then((record) => admitRecord(record, now))
+    : admitRecord(found, now)
+}
+
+function admitRecord(record: KeyRecord | undefined, now: () => number): KeyRecord {
   if (record === undefined) throw new GatewayError('authentication', 'Invalid API key.')
   if (record.disabled === true)
     throw new GatewayError('authentication', 'This API key is disabled.')
@@ -27,4 +35,8 @@ export async function authenticate(
     throw new GatewayError('authentication', 'This API key has expired.')
   }
   return record
+}
+
+function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
 }

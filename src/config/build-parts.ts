@@ -1,4 +1,4 @@
-import { hashKey } from '../auth/hash-key'
+import type { KeyHasher } from '../auth/hash-key'
 import { createCompositeKeyStore } from '../auth/composite-key-store'
 import type { KeyStore } from '../auth/key-store'
 import { createMemoryKeyStore } from '../auth/memory-key-store'
@@ -49,25 +49,28 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
 
 /**
  * Builds the key store a config describes. Plaintext keys are hashed here and dropped: the store
- * keeps only SHA-256 hashes. Hashing is asynchronous (Web Crypto), so this returns a promise that
- * the first request awaits. With both `keys` and a `keyStore` (a database), the config's keys are
- * asked first, then the store.
+ * keeps only SHA-256 hashes, and hashes each presented secret with `hash`. Hashing may be
+ * asynchronous (Web Crypto), so this returns a promise that the first request awaits. With both
+ * `keys` and a `keyStore` (a database), the config's keys are asked first, then the store.
  */
-export async function buildKeyStore(config: ValidGatewayConfig): Promise<KeyStore> {
+export async function buildKeyStore(
+  config: ValidGatewayConfig,
+  hash: KeyHasher,
+): Promise<KeyStore> {
   if (config.keys === undefined && config.keyStore !== undefined) return config.keyStore
-  const entries = await Promise.all((config.keys ?? []).map(hashEntry))
+  const entries = await Promise.all((config.keys ?? []).map((entry) => hashEntry(entry, hash)))
   const ids = new Set<string>()
   for (const entry of entries) {
     if (ids.has(entry.record.id)) throw new Error(`Duplicate key id "${entry.record.id}".`)
     ids.add(entry.record.id)
   }
-  const configKeys = createMemoryKeyStore(entries)
+  const configKeys = createMemoryKeyStore(entries, { hash })
   return config.keyStore === undefined
     ? configKeys
     : createCompositeKeyStore([configKeys, config.keyStore])
 }
 
-async function hashEntry(entry: KeyConfig) {
+async function hashEntry(entry: KeyConfig, hashKey: KeyHasher) {
   const hash = entry.keyHash?.slice('sha256:'.length).toLowerCase() ?? (await hashKey(entry.key!))
   const id = entry.id ?? `key_${hash.slice(0, 12)}`
   return {

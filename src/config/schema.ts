@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { KeyHasher } from '../auth/hash-key'
 import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
 import { requestIdHeaders } from '../upstream/upstream-headers'
@@ -254,6 +255,7 @@ export const gatewayConfigSchema = z
     // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
     env: z.record(z.string(), z.unknown()).optional(),
     fetch: fn<typeof fetch>('a fetch').optional(),
+    hashKey: fn<KeyHasher>('a key hash').optional(),
     generateId: fn<() => string>('an id').optional(),
     now: fn<() => number>('a clock').optional(),
     random: fn<() => number>('a random').optional(),

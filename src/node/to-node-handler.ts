@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GatewayFetch } from '../gateway'
+import { coreOf } from '../gateway-core'
+import { nodeHashKey } from './node-hash-key'
 import { toWebRequest } from './node-request'
 
 /** A Node `http` request listener that is also Express middleware. */
@@ -21,12 +23,14 @@ export type NodeHandler = (
  *   closes the connection (`connection: close`), so the rest of an upload is never read.
  * - A body already parsed by `express.json()` is used as it is; mount the gateway before body
  *   parsers to keep the client's bytes.
+ * - Keys are hashed with `node:crypto`, synchronously, unless the config names its own `hashKey`.
  *
  * @example
  * http.createServer(toNodeHandler(createGateway(config))).listen(8787)
  * app.use('/v1', toNodeHandler(gateway))
  */
 export function toNodeHandler(handler: GatewayFetch): NodeHandler {
+  coreOf(handler)?.preferKeyHash(nodeHashKey)
   return (request, response, next) => {
     serve(handler, request, response).catch((error: unknown) => {
       // The gateway answers every failure itself; this is a failure of the bridge.

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { shape as z, type Infer } from '../../http/body-shape'
 import { isJsonObject } from '../../internal/json'
 import type { ArrayLimit } from '../../http/array-limits'
 import { maxConversationItems, maxListItems } from '../../http/input-limits'
@@ -45,7 +45,7 @@ const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() })
 
 const message = z.looseObject({
   // Claude Code ≥ 2.1.153 may put system messages inside `messages` (gateway-landscape §E.9).
-  role: z.enum(['user', 'assistant', 'system']),
+  role: z.oneOf(['user', 'assistant', 'system']),
   content: z.union([z.string(), z.array(block)]),
 })
 
@@ -55,7 +55,7 @@ const fields = {
   system: z.union([z.string(), z.array(textBlock)]).optional(),
   tools: z.array(z.looseObject({ name: z.string().min(1) })).optional(),
   tool_choice: z
-    .looseObject({ type: z.enum(['auto', 'any', 'none', 'tool']), name: z.string().optional() })
+    .looseObject({ type: z.oneOf(['auto', 'any', 'none', 'tool']), name: z.string().optional() })
     .optional(),
   stop_sequences: z.array(z.string()).optional(),
   temperature: z.number().min(0).max(1).optional(),
@@ -64,7 +64,7 @@ const fields = {
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
   thinking: z
     .looseObject({
-      type: z.enum(['enabled', 'disabled', 'adaptive']),
+      type: z.oneOf(['enabled', 'disabled', 'adaptive']),
       budget_tokens: z.number().int().optional(),
     })
     .optional(),
@@ -86,7 +86,7 @@ export const anthropicMessagesRequestSchema = z.looseObject({
 })
 
 /** A validated messages request. */
-export type AnthropicMessagesRequest = z.infer<typeof anthropicMessagesRequestSchema>
+export type AnthropicMessagesRequest = Infer<typeof anthropicMessagesRequestSchema>
 
 /**
  * A count_tokens request: a messages request without `max_tokens`.

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { shape as z, type Infer } from '../../http/body-shape'
 import type { ArrayLimit } from '../../http/array-limits'
 import { maxConversationItems, maxListItems } from '../../http/input-limits'
 import { normalizeGeminiBody } from './normalize-body'
@@ -9,7 +9,7 @@ const part = z.looseObject({})
 
 const content = z.looseObject({
   // Omitted roles are user turns (checklist ROLE-06).
-  role: z.enum(['user', 'model']).optional(),
+  role: z.oneOf(['user', 'model']).optional(),
   parts: z.array(part),
 })
 
@@ -20,7 +20,7 @@ const tool = z.looseObject({
 const toolConfig = z.looseObject({
   functionCallingConfig: z
     .looseObject({
-      mode: z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
+      mode: z.oneOf(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
       allowedFunctionNames: z.array(z.string()).optional(),
     })
     .optional(),
@@ -72,7 +72,7 @@ export const geminiGenerateContentRequestSchema = z.looseObject({
 })
 
 /** A validated generateContent body. */
-export type GeminiGenerateContentRequest = z.infer<typeof geminiGenerateContentRequestSchema>
+export type GeminiGenerateContentRequest = Infer<typeof geminiGenerateContentRequestSchema>
 
 /**
  * A generateContent body as a client sends it, snake_case or camelCase: normalised, then checked.
@@ -120,7 +120,7 @@ export const geminiCountTokensRequestSchema = countTokensFields.superRefine((val
 })
 
 /** A validated countTokens body. */
-export type GeminiCountTokensRequest = z.infer<typeof geminiCountTokensRequestSchema>
+export type GeminiCountTokensRequest = Infer<typeof geminiCountTokensRequestSchema>
 
 /** A countTokens body as a client sends it: normalised to camelCase, then checked. */
 export const geminiCountTokensBodySchema = z.preprocess(

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { shape as z, type Infer } from '../../http/body-shape'
 import type { ArrayLimit } from '../../http/array-limits'
 import { maxConversationItems, maxListItems } from '../../http/input-limits'
 
@@ -16,16 +16,19 @@ export const openAIChatRequestSchema = z.looseObject({
   messages: z
     .array(
       z.discriminatedUnion('role', [
-        z.looseObject({ role: z.literal('system'), content }),
-        z.looseObject({ role: z.literal('developer'), content }),
-        z.looseObject({ role: z.literal('user'), content }),
-        z.looseObject({ role: z.literal('assistant'), content: content.nullish() }),
-        z.looseObject({ role: z.literal('tool'), content, tool_call_id: z.string() }),
-        z.looseObject({
-          role: z.literal('function'),
-          content: content.nullish(),
-          name: z.string(),
-        }),
+        ['system', z.looseObject({ role: z.literal('system'), content })],
+        ['developer', z.looseObject({ role: z.literal('developer'), content })],
+        ['user', z.looseObject({ role: z.literal('user'), content })],
+        ['assistant', z.looseObject({ role: z.literal('assistant'), content: content.nullish() })],
+        ['tool', z.looseObject({ role: z.literal('tool'), content, tool_call_id: z.string() })],
+        [
+          'function',
+          z.looseObject({
+            role: z.literal('function'),
+            content: content.nullish(),
+            name: z.string(),
+          }),
+        ],
       ]),
     )
     .min(1, '`messages` must be a non-empty array.'),
@@ -37,7 +40,7 @@ export const openAIChatRequestSchema = z.looseObject({
 })
 
 /** A validated chat-completions request. */
-export type OpenAIChatRequest = z.infer<typeof openAIChatRequestSchema>
+export type OpenAIChatRequest = Infer<typeof openAIChatRequestSchema>
 
 /** The arrays of a chat-completions body the gateway walks, with their caps (README, Security). */
 export const openAIArrayLimits: readonly ArrayLimit[] = [

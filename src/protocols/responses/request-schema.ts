@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { shape as z, type Infer, type Shape } from '../../http/body-shape'
 import type { ArrayLimit } from '../../http/array-limits'
 import { maxConversationItems, maxListItems } from '../../http/input-limits'
 
@@ -12,11 +12,11 @@ const toolOutput = z.union([text, z.array(part)])
  * a client's `type` can never reach a prototype member. Item types not listed (hosted tool calls,
  * `compaction`, Codex's own kinds) are accepted and dropped on translation (RESP-REQ-15).
  */
-const itemSchemas = new Map<string, z.ZodType>([
+const itemSchemas = new Map<string, Shape<unknown>>([
   [
     'message',
     z.looseObject({
-      role: z.enum(['user', 'assistant', 'system', 'developer']),
+      role: z.oneOf(['user', 'assistant', 'system', 'developer']),
       content: messageContent,
     }),
   ],
@@ -52,7 +52,7 @@ const inputItem = z.looseObject({ type: z.string().optional() }).superRefine((it
 })
 
 /** The fields each tool type must carry; other types (built-in tools) are dropped on translation. */
-const toolSchemas = new Map<string, z.ZodType>([
+const toolSchemas = new Map<string, Shape<unknown>>([
   ['function', z.looseObject({ name: z.string().min(1) })],
   [
     'custom',
@@ -101,14 +101,14 @@ export const responsesRequestSchema = z.looseObject({
   include: z.array(text).nullish(),
   text: z.looseObject({ format: z.looseObject({ type: z.string() }).nullish() }).nullish(),
   reasoning: z.looseObject({ effort: text.nullish(), summary: text.nullish() }).nullish(),
-  metadata: z.record(z.string(), z.string()).nullish(),
+  metadata: z.stringRecord().nullish(),
   prompt_cache_key: text.nullish(),
   user: text.nullish(),
   safety_identifier: text.nullish(),
 })
 
 /** A validated Responses request. */
-export type ResponsesRequest = z.infer<typeof responsesRequestSchema>
+export type ResponsesRequest = Infer<typeof responsesRequestSchema>
 
 /** One validated input item, as the client wrote it. */
 export type ResponsesInputItem = Record<string, unknown> & { type?: string }

@@ -1,0 +1,24 @@
+import type { KeyHasher } from './auth/hash-key'
+
+/**
+ * Where a gateway built by `createGateway` keeps what runtime adapters may use beyond its WHATWG
+ * handler. A registered symbol, so that it survives duplicate copies of the package; it is no
+ * public API.
+ */
+export const gatewayCoreKey: unique symbol = Symbol.for('model-gateway.core') as never
+
+/** What a runtime adapter (the Node one) may ask of a gateway built by `createGateway`. */
+export type GatewayCore = {
+  /**
+   * Hashes presented keys with `hash` from now on, unless the config named its own `hashKey`:
+   * the Node adapter passes `node:crypto`'s synchronous SHA-256, which skips Web Crypto's promise
+   * and thread-pool hop on every request.
+   */
+  preferKeyHash(hash: KeyHasher): void
+}
+
+/** The core of a gateway built by `createGateway`, or `undefined` for any other handler. */
+export function coreOf(handler: object): GatewayCore | undefined {
+  const core = (handler as { [gatewayCoreKey]?: GatewayCore })[gatewayCoreKey]
+  return typeof core === 'object' && core !== null ? core : undefined
+}
