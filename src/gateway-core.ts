@@ -1,4 +1,6 @@
 import type { KeyHasher } from './auth/hash-key'
+import type { GatewayAnswer } from './http/gateway-answer'
+import type { GatewayRequest } from './http/gateway-request'
 
 /**
  * Where a gateway built by `createGateway` keeps what runtime adapters may use beyond its WHATWG
@@ -9,6 +11,8 @@ export const gatewayCoreKey: unique symbol = Symbol.for('model-gateway.core') as
 
 /** What a runtime adapter (the Node one) may ask of a gateway built by `createGateway`. */
 export type GatewayCore = {
+  /** The gateway over the runtime-neutral shapes: what the WHATWG handler wraps. */
+  handle(request: GatewayRequest, context?: object): Promise<GatewayAnswer>
   /**
    * Hashes presented keys with `hash` from now on, unless the config named its own `hashKey`:
    * the Node adapter passes `node:crypto`'s synchronous SHA-256, which skips Web Crypto's promise

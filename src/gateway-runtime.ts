@@ -1,4 +1,5 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
+import type { GatewayRequest } from './http/gateway-request'
 import type { RequestEvent } from './observability/request-event'
 import type { ResponseStore } from './response-store/response-store'
 import type { GroupRegistry } from './routing/group-registry'
@@ -38,7 +39,7 @@ export type GatewayRuntime = {
 
 /** The state of one request as it moves through the gateway. */
 export type RequestScope = {
-  request: Request
+  request: GatewayRequest
   url: URL
   requestId: string
   startedAt: number

@@ -22,6 +22,8 @@ import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { handleResponses } from './handlers/responses'
 import { handleGetResponse } from './handlers/responses-get'
+import { toResponse, type GatewayAnswer } from './http/gateway-answer'
+import { fromWebRequest, type GatewayRequest, type RequestHeaders } from './http/gateway-request'
 import { matchRoute, type RouteName } from './http/match-route'
 import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
 import { logField } from './observability/log-field'
@@ -56,7 +58,7 @@ export type GatewayHandler = GatewayFetch & {
 
 const handlers: Record<
   RouteName,
-  (runtime: GatewayRuntime, scope: RequestScope) => Promise<Response>
+  (runtime: GatewayRuntime, scope: RequestScope) => Promise<GatewayAnswer>
 > = {
   'chat.completions': handleChatCompletions,
   messages: handleMessages,
@@ -136,7 +138,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   const maxInFlight = valid.maxInFlight
 
   /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
-  function answerMalformedUrl(request: Request, requestId: string, startedAt: number): Response {
+  function answerMalformedUrl(
+    request: GatewayRequest,
+    requestId: string,
+    startedAt: number,
+  ): GatewayAnswer {
     const path = pathOfUnparsedUrl(request.url)
     const local = stripBasePath(path, basePath)
     const match = local === undefined ? undefined : matchRoute(local, request.method)
@@ -166,10 +172,14 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     return response
   }
 
-  const gateway = async function gateway(
-    request: Request,
+  /**
+   * The gateway itself, over the runtime-neutral request and answer shapes: the WHATWG handler
+   * below and the Node adapter both drive it, so there is one copy of the gateway's logic.
+   */
+  async function handle(
+    request: GatewayRequest,
     context?: GatewayContext | object,
-  ): Promise<Response> {
+  ): Promise<GatewayAnswer> {
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = parseRequestUrl(request.url)
@@ -202,7 +212,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
       },
     }
-    let response: Response
+    let response: GatewayAnswer
     let outcome: UsageOutcome = 'ok'
     try {
       if (lifecycle.closing) {
@@ -256,7 +266,15 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     if (!scope.eventDeferred) scope.complete(response.status, outcome)
     return response
   }
+
+  const gateway = async function gateway(
+    request: Request,
+    context?: GatewayContext | object,
+  ): Promise<Response> {
+    return toResponse(await handle(fromWebRequest(request), context))
+  }
   const core: GatewayCore = {
+    handle,
     preferKeyHash(hash) {
       if (valid.hashKey === undefined) keyHash = hash
     },
@@ -293,7 +311,7 @@ function stripBasePath(pathname: string, basePath: string | undefined): string |
  * The error shape before a route decides it, or on a route every SDK calls (`/v1/models`): a path
  * under `/v1beta/` is Google's, an `anthropic-version` header Anthropic's, anything else OpenAI's.
  */
-function guessErrorShape(pathname: string, headers: Headers): ErrorShape {
+function guessErrorShape(pathname: string, headers: RequestHeaders): ErrorShape {
   if (pathname.includes('/v1beta/')) return 'gemini'
   return headers.has('anthropic-version') ? 'anthropic' : 'openai'
 }

@@ -1,3 +1,5 @@
+import type { RequestHeaders } from '../http/gateway-request'
+
 /**
  * Reads the caller's API key from any of the three headers the official SDKs send:
  * `Authorization: Bearer` (OpenAI, and the current Anthropic SDK), `x-api-key` (Anthropic, Claude
@@ -6,7 +8,7 @@
  *
  * @returns the key, or `undefined` when none of the headers carries one
  */
-export function readCredential(headers: Headers, url?: URL): string | undefined {
+export function readCredential(headers: RequestHeaders, url?: URL): string | undefined {
   const authorization = headers.get('authorization')
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)

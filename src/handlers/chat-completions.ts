@@ -6,7 +6,6 @@ import {
   scanClientJson,
   type ClientJson,
 } from '../http/client-json'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { openAIPassthroughStream } from '../protocols/openai/passthrough-stream'
 import { decodeOpenAIRequest } from '../protocols/openai/request-decode'
@@ -22,6 +21,7 @@ import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
@@ -32,8 +32,8 @@ import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 export async function handleChatCompletions(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
-  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+): Promise<GatewayAnswer> {
+  const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, openAIChatRequestSchema, openAIArrayLimits)

@@ -1,7 +1,6 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
 import {
@@ -13,6 +12,7 @@ import { pickUpstream } from '../routing/pick-upstream'
 import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { anthropicPassthroughHeaders } from './messages'
+import { jsonContentType, textAnswer, type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * `POST /v1/messages/count_tokens` (spec §4 rule 1, §7), also with `?beta=true`. On an `anthropic`
@@ -23,8 +23,8 @@ import { anthropicPassthroughHeaders } from './messages'
 export async function handleCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
-  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+): Promise<GatewayAnswer> {
+  const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   if (route.group.protocol !== 'anthropic') {
@@ -43,8 +43,5 @@ export async function handleCountTokens(
       ...anthropicPassthroughHeaders,
     ]),
   })
-  return new Response(answer.text, {
-    status: answer.status,
-    headers: { 'content-type': 'application/json' },
-  })
+  return textAnswer(answer.text, answer.status, jsonContentType)
 }

@@ -1,7 +1,6 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { finiteNumber } from '../internal/json'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
@@ -19,6 +18,7 @@ import { resolveCall } from '../relay/route-call'
 import type { UpstreamOperation } from '../upstream/provider'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { geminiCallName } from './gemini-generate'
+import { jsonContentType, textAnswer, jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * `POST /v1beta/models/{model}:countTokens`, with `{contents}` or `{generateContentRequest}`.
@@ -31,10 +31,10 @@ import { geminiCallName } from './gemini-generate'
 export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   // The model is in the path: an unknown one is answered before the body is even read.
   const route = await resolveCall(runtime, scope, geminiCallName(scope))
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
   if (route.group.protocol === 'openai') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }
@@ -70,10 +70,7 @@ export async function handleGeminiCountTokens(
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
   })
   if (operation === 'gemini-count-tokens') {
-    return new Response(answer.text, {
-      status: answer.status,
-      headers: { 'content-type': 'application/json' },
-    })
+    return textAnswer(answer.text, answer.status, jsonContentType)
   }
-  return Response.json({ totalTokens: finiteNumber(answer.body['input_tokens']) ?? 0 })
+  return jsonAnswer({ totalTokens: finiteNumber(answer.body['input_tokens']) ?? 0 })
 }

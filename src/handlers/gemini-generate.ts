@@ -2,7 +2,6 @@ import { toTokenUsage } from '../canonical/usage'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
 import { geminiPassthroughStream } from '../protocols/gemini/passthrough-stream'
@@ -18,6 +17,7 @@ import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-call'
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { type GatewayAnswer } from '../http/gateway-answer'
 
 /** The call name in a Gemini path; clients may write it `models/<name>`. */
 export function geminiCallName(scope: RequestScope): string {
@@ -37,7 +37,7 @@ export async function handleGeminiGenerate(
   runtime: GatewayRuntime,
   scope: RequestScope,
   stream: boolean,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   if (stream && scope.url.searchParams.get('alt') !== 'sse') {
     throw new GatewayError(
       'invalid_request',
@@ -49,7 +49,7 @@ export async function handleGeminiGenerate(
   }
   // The model is in the path: an unknown one is answered before the body is even read.
   const route = await resolveCall(runtime, scope, geminiCallName(scope))
-  const json = parseClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+  const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
   const body = validateBody(
     normalizeGeminiBody(json.value),
     geminiGenerateContentRequestSchema,

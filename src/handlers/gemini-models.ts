@@ -2,12 +2,13 @@ import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { geminiModel, renderGeminiModelList } from '../protocols/gemini/models-list'
 import { listModelsForKey } from './list-models'
+import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 
 /** `GET /v1beta/models`: the key's models in Gemini's shape, paged. */
 export async function handleGeminiListModels(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   return renderGeminiModelList(await listModelsForKey(runtime, scope.key!), scope.url.searchParams)
 }
 
@@ -15,7 +16,7 @@ export async function handleGeminiListModels(
 export async function handleGeminiGetModel(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   const name = (scope.pathModel ?? '').replace(/^models\//, '')
   const found = (await listModelsForKey(runtime, scope.key!)).find((model) => model.id === name)
   if (found === undefined) {
@@ -24,5 +25,5 @@ export async function handleGeminiGetModel(
       `The model \`${name}\` does not exist or this API key may not use it.`,
     )
   }
-  return Response.json(geminiModel(found))
+  return jsonAnswer(geminiModel(found))
 }

@@ -1,6 +1,7 @@
 import { maskKey } from '../auth/mask-key'
 import { readCredential } from '../auth/credentials'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage and limits, and nothing about other
@@ -12,7 +13,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 export async function handleKeyUsage(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   const key = scope.key!
   const summary = await runtime.meter.summary(key.id, {
     limits: key.limits,
@@ -35,7 +36,7 @@ export async function handleKeyUsage(
         state.resetInMs === undefined ? null : new Date(now + state.resetInMs).toISOString(),
     }
   }
-  return Response.json({
+  return jsonAnswer({
     object: 'usage',
     key: {
       id: key.id,

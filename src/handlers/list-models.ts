@@ -6,6 +6,7 @@ import { modelEntryProfile } from '../models/match-profile'
 import type { ModelProfile } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
 import { keyMayUseGroup } from '../routing/resolve-route'
+import { type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * A model as listed: the call name, the group that serves it and its protocol, and the upstream
@@ -27,7 +28,7 @@ export type ListedModel = {
 export async function handleListModels(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   const all = await listModelsForKey(runtime, scope.key!)
   if (scope.request.headers.has('anthropic-version')) {
     const createdAt = new Date(runtime.createdAt * 1000).toISOString()

@@ -1,6 +1,5 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
 import { anthropicPassthroughBody } from '../protocols/anthropic/passthrough-body'
@@ -16,6 +15,7 @@ import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-ca
 import { translatedPlan } from '../relay/translated-plan'
 import { toTokenUsage } from '../canonical/usage'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { type GatewayAnswer } from '../http/gateway-answer'
 
 /** Client headers an Anthropic upstream gets on passthrough: the API version and the betas. */
 export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta'] as const
@@ -29,8 +29,8 @@ export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta
 export async function handleMessages(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
-  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+): Promise<GatewayAnswer> {
+  const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, anthropicMessagesRequestSchema, anthropicArrayLimits)

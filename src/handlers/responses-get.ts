@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { isJsonObject } from '../internal/json'
+import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 
 /**
  * `GET /v1/responses/{id}`: a response the gateway stored (`store: true`, on a translated path),
@@ -13,7 +14,7 @@ import { isJsonObject } from '../internal/json'
 export async function handleGetResponse(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   const id = scope.pathId ?? ''
   const stored = await runtime.responseStore.get(scope.key!.id, id)
   if (stored === undefined) {
@@ -29,5 +30,5 @@ export async function handleGetResponse(
     const { encrypted_content: _dropped, ...rest } = item
     return rest
   })
-  return Response.json({ ...stored.response, output })
+  return jsonAnswer({ ...stored.response, output })
 }

@@ -7,7 +7,6 @@ import {
   type ClientJson,
 } from '../http/client-json'
 import { headerText } from '../http/header-text'
-import { readRequestText } from '../http/read-body'
 import { validateBody } from '../http/validate-body'
 import { readResponsesUsage } from '../protocols/responses/canonical-usage'
 import { responsesClientCodec } from '../protocols/responses/client-codec'
@@ -27,6 +26,7 @@ import { translatedPlan, type CommonPlan } from '../relay/translated-plan'
 import { resolveResponsesInput } from '../response-store/resolve-input'
 import type { StoredJson } from '../response-store/response-store'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import { type GatewayAnswer } from '../http/gateway-answer'
 
 /** The response header naming built-in tools a translated upstream could not serve (RESP-TOOL-04). */
 export const droppedToolsHeader = 'x-gateway-dropped-tools'
@@ -44,8 +44,8 @@ export const droppedToolsHeader = 'x-gateway-dropped-tools'
 export async function handleResponses(
   runtime: GatewayRuntime,
   scope: RequestScope,
-): Promise<Response> {
-  const scanned = scanClientJson(await readRequestText(scope.request, runtime.maxBodyBytes))
+): Promise<GatewayAnswer> {
+  const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, responsesRequestSchema, responsesArrayLimits)
@@ -99,8 +99,7 @@ export async function handleResponses(
   plan.translator = () => ({ ...translator(), settle: async () => void (await pending) })
   const response = await relayCall(runtime, scope, scope.key!, plan)
   // A JSON answer is stored by now; wait for the store so the next turn can refer to it.
-  if (pending !== undefined && !response.headers.get('content-type')?.includes('event-stream'))
-    await pending
+  if (pending !== undefined && typeof response.body === 'string') await pending
   if (decoded.droppedTools.length > 0)
     response.headers.set(droppedToolsHeader, headerText(decoded.droppedTools.join(', ')))
   return response

@@ -218,11 +218,22 @@ function looseObject<F extends Fields>(fields: F): Shape<LooseObject<F>> {
   })
 }
 
-/** The first shape the value fits decides; a value that fits none is "Invalid input". */
+/**
+ * A value that fits one of the shapes. When it fits none, the issue is that of the one shape whose
+ * type it has (an array's bad item, as zod reports it), else "Invalid input".
+ */
 function union<const S extends readonly Shape<unknown>[]>(shapes: S): Shape<Infer<S[number]>> {
   return new Shape((value) => {
-    for (const shape of shapes) if (shape.check(value) === undefined) return undefined
-    return issue('Invalid input')
+    let typed: ShapeIssue | undefined
+    let typedCount = 0
+    for (const shape of shapes) {
+      const found = shape.check(value)
+      if (found === undefined) return undefined
+      if (found.path.length === 0 && wrongType.has(found)) continue
+      typed = found
+      typedCount += 1
+    }
+    return typedCount === 1 ? typed : issue('Invalid input')
   })
 }
 
@@ -320,8 +331,13 @@ function prefixed(key: string | number, found: ShapeIssue): ShapeIssue {
   return found
 }
 
+/** Issues about a value's own type, which a union passes over for one about its content. */
+const wrongType = new WeakSet<ShapeIssue>()
+
 function typeIssue(expected: string, value: unknown): ShapeIssue {
-  return issue(`Invalid input: expected ${expected}, received ${kindOf(value)}`)
+  const found = issue(`Invalid input: expected ${expected}, received ${kindOf(value)}`)
+  wrongType.add(found)
+  return found
 }
 
 function kindOf(value: unknown): string {

@@ -34,7 +34,8 @@ export async function readTextWithLimit(
   return text + decoder.decode()
 }
 
-function tooLarge(maxBytes: number): GatewayError {
+/** The 413 of a body over `maxBytes`. */
+export function tooLarge(maxBytes: number): GatewayError {
   return new GatewayError(
     'payload_too_large',
     `The request body is larger than the gateway's limit of ${maxBytes} bytes.`,

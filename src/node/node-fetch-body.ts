@@ -117,7 +117,7 @@ export function toIncomingBody(incoming: IncomingMessage, hooks: IncomingBodyHoo
 }
 
 /** The body as sent, or decoded when its single content coding is one fetch decodes. */
-function decode(incoming: IncomingMessage): Readable {
+export function decode(incoming: IncomingMessage): Readable {
   const coding = incoming.headers['content-encoding']?.trim().toLowerCase()
   // Sync flushing, as undici does, so a compressed stream's events are not held back.
   const zlibFlush = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH }

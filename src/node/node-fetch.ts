@@ -1,6 +1,12 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import {
+  upstreamAnswerKey,
+  type DirectFetch,
+  type UpstreamAnswer,
+} from '../upstream/upstream-answer'
+import { toNodeBody, toUpstreamAnswer, type NodeBody } from './node-upstream-answer'
+import {
   toIncomingBody,
   toNodeReadable,
   toOutgoingBody,
@@ -69,7 +75,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const agentFor = (url: URL): HttpAgent =>
     url.protocol === 'https:' ? (httpsAgent ??= new HttpsAgent(agentOptions)) : httpAgent
 
-  return async function nodeFetch(input: RequestInfo | URL, init: RequestInit = {}) {
+  const nodeFetch = async function nodeFetch(input: RequestInfo | URL, init: RequestInit = {}) {
     const target = await prepare(input, init)
     const redirect = init.redirect ?? (input instanceof Request ? input.redirect : 'follow')
     for (let hops = 0; ; hops += 1) {
@@ -85,6 +91,70 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
       follow(target, response.status, location)
     }
   }
+  // The gateway's own calls skip the WHATWG objects: a string body, a header record, an answer
+  // read straight from the socket (ADR 0013). Never a redirect: the gateway follows none.
+  const direct: DirectFetch = (url, init) => {
+    const target = new URL(url)
+    return sendDirect(target, init, agentFor(target))
+  }
+  return Object.assign(nodeFetch, { [upstreamAnswerKey]: direct })
+}
+
+/** One call of the gateway's own, answered as an `UpstreamAnswer` once the headers arrive. */
+function sendDirect(
+  url: URL,
+  init: Parameters<DirectFetch>[1],
+  agent: HttpAgent,
+): Promise<UpstreamAnswer> {
+  const { signal } = init
+  if (signal.aborted) return Promise.reject(abortReason(signal))
+  const headers = init.headers
+  headers['content-length'] = String(Buffer.byteLength(init.body))
+  headers['content-type'] ??= 'text/plain;charset=UTF-8'
+  return new Promise<UpstreamAnswer>((resolve, reject) => {
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest
+    let outgoing: ClientRequest
+    try {
+      outgoing = request(url, { method: init.method, headers, agent })
+    } catch (error) {
+      reject(fetchFailed(error))
+      return
+    }
+    let body: NodeBody | undefined
+    const detach = () => signal.removeEventListener('abort', onAbort)
+    const onAbort = () => {
+      detach()
+      // Destroying the request closes the socket, so the upstream sees the client leave.
+      outgoing.destroy()
+      if (body === undefined) reject(abortReason(signal))
+      else body.fail(abortReason(signal))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    outgoing.on('error', (error) => {
+      if (body !== undefined) return
+      detach()
+      reject(fetchFailed(error))
+    })
+    outgoing.once('response', (incoming) => {
+      const status = incoming.statusCode ?? 0
+      if (status < 200 || status > 599) {
+        // What the Response constructor refuses, refused the same way.
+        detach()
+        outgoing.destroy()
+        reject(fetchFailed(new RangeError(`Invalid status ${status}.`)))
+        return
+      }
+      if (nullBodyStatuses.has(status)) {
+        detach()
+        incoming.resume()
+        resolve(toUpstreamAnswer(incoming, null))
+        return
+      }
+      body = toNodeBody(incoming, { settle: detach, cancel: () => outgoing.destroy() })
+      resolve(toUpstreamAnswer(incoming, body))
+    })
+    outgoing.end(init.body)
+  })
 }
 
 async function prepare(input: RequestInfo | URL, init: RequestInit): Promise<Target> {

@@ -1,4 +1,7 @@
 import type { IncomingMessage } from 'node:http'
+import { tooLarge } from '../http/read-body'
+import type { ClientSignal, GatewayRequest, RequestHeaders } from '../http/gateway-request'
+import { ClientGoneError } from '../upstream/classify-failure'
 
 /** A Node request as Express hands it over: `originalUrl` under a mount, `body` once parsed. */
 export type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown }
@@ -61,6 +64,108 @@ export function toWebRequest(request: ExpressRequest, signal: AbortSignal): Requ
     }
   }
   return standIn(url, method, headers, signal)
+}
+
+/**
+ * The request as the gateway reads it, straight from Node: no `Headers`, no `Request`, no web
+ * stream, no `AbortSignal` (`signal` is a `ClientGone` the adapter fires when the client leaves).
+ * The URL is built as `toWebRequest` builds it, so a malformed `Host` is answered 400 in the
+ * route's shape; a method `fetch` refuses is routed like any other (404 or 405).
+ */
+export function toGatewayRequest(request: ExpressRequest, signal: ClientGone): GatewayRequest {
+  return {
+    method: request.method ?? 'GET',
+    url: requestUrl(request),
+    headers: nodeRequestHeaders(request),
+    signal,
+    text: (maxBytes) => readNodeBody(request, maxBytes),
+  }
+}
+
+/**
+ * The client's departure as the gateway listens for it: the one listener an upstream exchange
+ * adds, without an `EventTarget`.
+ */
+export class ClientGone implements ClientSignal {
+  aborted = false
+  private listeners: Array<() => void> = []
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.push(listener)
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const index = this.listeners.indexOf(listener)
+    if (index >= 0) this.listeners.splice(index, 1)
+  }
+
+  /** The client left: every listener hears it, once. */
+  fire(): void {
+    if (this.aborted) return
+    this.aborted = true
+    const listeners = this.listeners
+    this.listeners = []
+    for (const listener of listeners) listener()
+  }
+}
+
+/** Node's header record read by name, as `Headers` reads it (repeated values joined). */
+function nodeRequestHeaders(request: IncomingMessage): RequestHeaders {
+  const headers = request.headers
+  const get = (name: string): string | null => {
+    const value = headers[name.toLowerCase()]
+    if (value === undefined) return null
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+  return { get, has: (name) => get(name) !== null }
+}
+
+/**
+ * The body as text, refused with 413 past `maxBytes`: by its `content-length` before reading
+ * anything, else as soon as it passes. The socket is paused then, not destroyed, so the 413 can
+ * still be written (with `connection: close`). A body an Express parser already read is used.
+ */
+function readNodeBody(request: ExpressRequest, maxBytes: number): Promise<string> {
+  const parsed = request.body
+  if (parsed !== undefined && request.readableEnded !== false) {
+    if (typeof parsed === 'string') return Promise.resolve(parsed)
+    if (parsed instanceof Uint8Array) return Promise.resolve(new TextDecoder().decode(parsed))
+    return Promise.resolve(JSON.stringify(parsed) ?? '')
+  }
+  const declared = Number(request.headers['content-length'] ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    const done = () => {
+      request.off('data', onData)
+      request.off('end', onEnd)
+      request.off('close', onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      received += chunk.byteLength
+      if (received > maxBytes) {
+        done()
+        request.pause()
+        reject(tooLarge(maxBytes))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      done()
+      // One decode of the whole body, as `Request.text()` decodes (a leading BOM is dropped).
+      resolve(new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+    }
+    const onClose = () => {
+      // 'close' follows 'end' too; before it, the client went away mid-body.
+      done()
+      reject(new ClientGoneError())
+    }
+    request.on('data', onData)
+    request.once('end', onEnd)
+    request.once('close', onClose)
+  })
 }
 
 /**

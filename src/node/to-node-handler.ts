@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GatewayFetch } from '../gateway'
-import { coreOf } from '../gateway-core'
+import { coreOf, type GatewayCore } from '../gateway-core'
 import { nodeHashKey } from './node-hash-key'
-import { toWebRequest } from './node-request'
+import { ClientGone, toGatewayRequest, toWebRequest } from './node-request'
+import { writeAnswer } from './write-answer'
 
 /** A Node `http` request listener that is also Express middleware. */
 export type NodeHandler = (
@@ -13,6 +14,11 @@ export type NodeHandler = (
 
 /**
  * Adapts the gateway to `http.createServer` and Express.
+ *
+ * A gateway built by `createGateway` is served without WHATWG objects (ADR 0013): the request is
+ * read from Node as it is, and the answer written with as few socket writes as Node allows (a JSON
+ * answer in one, with its `content-length`). Any other `(Request) => Response` handler is bridged
+ * through `Request` and `Response`.
  *
  * - The URL comes from Express's `originalUrl` when present, so `app.use('/v1', …)` sees `/v1/…`.
  *   A malformed `Host` gets a 400 from the gateway in the route's protocol shape, never a 500.
@@ -30,9 +36,12 @@ export type NodeHandler = (
  * app.use('/v1', toNodeHandler(gateway))
  */
 export function toNodeHandler(handler: GatewayFetch): NodeHandler {
-  coreOf(handler)?.preferKeyHash(nodeHashKey)
+  const core = coreOf(handler)
+  core?.preferKeyHash(nodeHashKey)
   return (request, response, next) => {
-    serve(handler, request, response).catch((error: unknown) => {
+    const served =
+      core === undefined ? serve(handler, request, response) : serveCore(core, request, response)
+    served.catch((error: unknown) => {
       // The gateway answers every failure itself; this is a failure of the bridge.
       if (next !== undefined && !response.headersSent) {
         next(error)
@@ -48,6 +57,21 @@ export function toNodeHandler(handler: GatewayFetch): NodeHandler {
       }
     })
   }
+}
+
+async function serveCore(
+  core: GatewayCore,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const gone = new ClientGone()
+  response.once('close', () => {
+    if (!response.writableFinished) gone.fire()
+  })
+  const answer = await core.handle(toGatewayRequest(request, gone))
+  // The rest of a body the gateway did not read would only hold the connection: close it once the
+  // answer is written, rather than read (or stall on) what may be hundreds of megabytes.
+  await writeAnswer(answer, response, request.method === 'HEAD', !request.complete)
 }
 
 async function serve(

@@ -1,29 +1,38 @@
 import type { GatewayError } from '../errors'
-import { renderAnthropicError } from './anthropic/errors'
-import { renderGeminiError } from './gemini/errors'
-import { renderOpenAIError } from './openai/errors'
-import { renderResponsesError } from './responses/errors'
+import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import { anthropicErrorBody } from './anthropic/errors'
+import { geminiErrorBody } from './gemini/errors'
+import { openAIErrorObject, openAIStatus } from './openai/errors'
+import { responsesErrorObject, responsesErrorStatus } from './responses/errors'
 
 /** The error shapes a client route answers in: one per client protocol. */
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'responses'
 
 /**
- * Each client protocol's error renderer. Core code never builds vendor-shaped JSON: it picks the
+ * Each client protocol's error answer. Core code never builds vendor-shaped JSON: it picks the
  * renderer of the route the caller called (architecture §3, rule 12), so a new client protocol
  * registers its renderer here and nowhere else.
  */
-const renderers: Record<ErrorShape, (error: GatewayError, requestId: string) => Response> = {
-  openai: (error) => renderOpenAIError(error),
-  anthropic: renderAnthropicError,
-  gemini: (error) => renderGeminiError(error),
-  responses: (error) => renderResponsesError(error),
+const renderers: Record<ErrorShape, (error: GatewayError, requestId: string) => GatewayAnswer> = {
+  openai: (error) => jsonAnswer({ error: openAIErrorObject(error) }, openAIStatus(error)),
+  anthropic: (error, requestId) => jsonAnswer(anthropicErrorBody(error, requestId), error.status),
+  gemini: (error) => {
+    const body = geminiErrorBody(error)
+    return jsonAnswer(body, body.error.code)
+  },
+  responses: (error) =>
+    jsonAnswer({ error: responsesErrorObject(error) }, responsesErrorStatus(error)),
 }
 
 /** Renders a gateway error in the caller's protocol, with the headers the error carries. */
-export function renderError(shape: ErrorShape, error: GatewayError, requestId: string): Response {
-  const response = renderers[shape](error, requestId)
+export function renderError(
+  shape: ErrorShape,
+  error: GatewayError,
+  requestId: string,
+): GatewayAnswer {
+  const answer = renderers[shape](error, requestId)
   for (const [name, value] of Object.entries(error.headers ?? {})) {
-    response.headers.set(name, value)
+    answer.headers.set(name.toLowerCase(), value)
   }
-  return response
+  return answer
 }

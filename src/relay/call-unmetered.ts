@@ -8,6 +8,7 @@ import { readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
+import { sendUpstream } from '../upstream/upstream-answer'
 
 /**
  * One upstream call that uses no tokens (token counting), so it is neither admitted nor metered:
@@ -30,7 +31,11 @@ export async function callUnmetered(
     // A client that left is never forwarded, whatever the provider does with the signal.
     await yieldToIo()
     exchange.signal.throwIfAborted()
-    const upstream = await provider.send({ ...call, stream: false, signal: exchange.signal })
+    const upstream = await sendUpstream(provider, {
+      ...call,
+      stream: false,
+      signal: exchange.signal,
+    })
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol, scrub)
     const answer = await readUpstreamJson(upstream, runtime.maxResponseBytes)
     return { status: upstream.status, ...answer }

@@ -1,5 +1,6 @@
 import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
+import { jsonContentType, textAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError, classifyUpstreamFailure } from '../upstream/classify-failure'
@@ -9,6 +10,7 @@ import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import { isEventStream, notAnEventStream, readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
+import { sendUpstream } from '../upstream/upstream-answer'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { admit, withRateLimitHeaders } from '../usage/admit'
 import { startMeteredRequest } from '../usage/metered-request'
@@ -58,7 +60,7 @@ export async function relayCall(
   scope: RequestScope,
   key: KeyRecord,
   plan: CallPlan,
-): Promise<Response> {
+): Promise<GatewayAnswer> {
   const admission = await admit(runtime, scope, key, plan)
   const metered = startMeteredRequest(
     runtime,
@@ -86,7 +88,7 @@ export async function relayCall(
     await yieldToIo()
     exchange.signal.throwIfAborted()
     sent = true
-    const upstream = await plan.provider.send({
+    const upstream = await sendUpstream(plan.provider, {
       operation: plan.operation,
       model: plan.route.model.upstreamModel,
       body: plan.body,
@@ -117,10 +119,7 @@ export async function relayCall(
     exchange.dispose()
     const answer = plan.answerJson(json.text, json.body)
     metered.finish('ok', upstream.status, answer.usage, 'answered')
-    const response = new Response(answer.body, {
-      status: upstream.status,
-      headers: { 'content-type': 'application/json' },
-    })
+    const response = textAnswer(answer.body, upstream.status, jsonContentType)
     return withRateLimitHeaders(response, scope, admission, runtime.now())
   } catch (error) {
     scope.eventDeferred = false

@@ -1,7 +1,9 @@
 import { GatewayError } from '../errors'
+import type { AnswerHeaders, AnswerStream, GatewayAnswer } from '../http/gateway-answer'
 import { createSseReader } from '../sse/sse-reader'
 import { streamDeadlineError } from '../upstream/classify-failure'
 import type { UpstreamExchange } from '../upstream/exchange'
+import type { UpstreamAnswer } from '../upstream/upstream-answer'
 import { scrubGatewayError, type SecretScrubber } from '../upstream/secret-scrubber'
 import type { MeteredRequest } from '../usage/metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
@@ -22,7 +24,6 @@ export type SseRelayOptions = {
   onEnd: (outcome: UsageOutcome, error: GatewayError | undefined) => void
 }
 
-const encoder = new TextEncoder()
 /** How long an abnormal end waits after the error frame was read (see `abortAfterFailure`). */
 const abortGraceMs = 100
 
@@ -40,7 +41,10 @@ const abortGraceMs = 100
  *
  * @throws GatewayError before the first byte, for the caller to render as JSON
  */
-export async function relaySse(upstream: Response, options: SseRelayOptions): Promise<Response> {
+export async function relaySse(
+  upstream: UpstreamAnswer,
+  options: SseRelayOptions,
+): Promise<GatewayAnswer> {
   const { exchange, metered, translator, scrub } = options
   if (upstream.body === null) {
     throw new GatewayError('upstream_error', 'The upstream answered a stream request with no body.')
@@ -86,37 +90,31 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
   // A frame that carries an error object (an upstream `error` event a stream goes on after, as
   // Responses streams do) is scrubbed too; `"error"` unescaped only occurs as a key or a value.
   const scrubErrors = (frame: string) => (frame.includes('"error"') ? scrub(frame) : frame)
+  // Text ready for the client: every frame since the last piece was handed out, so that all the
+  // events of one upstream read go out as one piece (one encode, one socket write).
+  let ready = ''
   let closed = false
   // Set once the error frame is queued, for a translator that ends the connection abnormally.
   let abortWith: GatewayError | undefined
-  const finish = (
-    controller: ReadableStreamDefaultController<Uint8Array>,
-    outcome: UsageOutcome,
-    frames: string[],
-    error?: GatewayError,
-  ) => {
+  const finish = (outcome: UsageOutcome, frames: string[], error?: GatewayError) => {
     if (closed) return
     closed = true
     const failed = outcome === 'error'
     const clean = failed && error !== undefined ? scrubGatewayError(error, scrub) : error
     end(outcome, clean)
-    for (const frame of frames) controller.enqueue(encoder.encode(failed ? scrub(frame) : frame))
+    for (const frame of frames) ready += failed ? scrub(frame) : frame
     void reader.cancel()
     // The error frame must be read before the stream errors: erroring drops queued chunks.
     if (failed && translator.abortAfterFailure === true) abortWith = clean ?? upstreamFailed()
-    else controller.close()
   }
-  const write = (
-    controller: ReadableStreamDefaultController<Uint8Array>,
-    result: TranslatedFrames,
-  ): boolean => {
+  const write = (result: TranslatedFrames): boolean => {
     // The deadline may have ended the stream while a read or a settle was pending.
     if (closed) return true
     if (result.final !== undefined) {
-      finish(controller, result.final, result.frames, result.error)
+      finish(result.final, result.frames, result.error)
       return true
     }
-    for (const frame of result.frames) controller.enqueue(encoder.encode(scrubErrors(frame)))
+    for (const frame of result.frames) ready += scrubErrors(frame)
     return result.frames.length > 0
   }
 
@@ -125,78 +123,79 @@ export async function relaySse(upstream: Response, options: SseRelayOptions): Pr
   const settling = (result: TranslatedFrames): Promise<void> | undefined =>
     result.final === undefined ? undefined : translator.settle?.()
 
-  const fail = (
-    controller: ReadableStreamDefaultController<Uint8Array>,
-    why: string | undefined,
-    error: unknown,
-  ) => {
+  const fail = (why: string | undefined, error: unknown) => {
     if (why === 'client') {
-      finish(controller, 'aborted', [])
+      finish('aborted', [])
       return
     }
     const failure = scrubGatewayError(midStreamError(why, error), scrub)
-    finish(controller, 'error', [translator.failure(failure)], failure)
+    finish('error', [translator.failure(failure)], failure)
   }
 
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async start(controller) {
-        if (options.maxStreamMs !== undefined) {
-          // At the deadline the stream ends at once, even when the client is not reading: its
-          // usage is settled then, not whenever the client pulls again.
-          exchange.signal.addEventListener('abort', () => {
-            if (exchange.end() === 'deadline') fail(controller, 'deadline', undefined)
-          })
-        }
-        await settling(first)
-        write(controller, first)
-      },
-      async pull(controller) {
-        if (abortWith !== undefined) {
-          // The error object has just been read from us; a client's HTTP stack drops the chunks
-          // it has received but not yet handed out when the connection fails, so give it a moment
-          // to hand out the text before the end.
-          await new Promise((resolve) => setTimeout(resolve, abortGraceMs))
-          controller.error(abortWith)
-          return
-        }
-        try {
-          for (;;) {
-            const message = await reader.next()
-            if (closed) return
-            if (message === undefined) {
-              const last = translator.end()
-              await settling(last)
-              finish(controller, last.final ?? 'ok', last.frames, last.error)
-              return
-            }
-            exchange.touch()
-            const result = translator.push(message)
-            const pending = settling(result)
-            if (pending !== undefined) await pending
-            if (write(controller, result)) return
-          }
-        } catch (error) {
-          fail(controller, exchange.end(), error)
-        }
-      },
-      cancel() {
-        exchange.abort('client')
-        end('aborted')
-        void reader.cancel()
-      },
-    },
-    { highWaterMark: 0 },
-  )
+  if (options.maxStreamMs !== undefined) {
+    // At the deadline the stream ends at once, even when the client is not reading: its usage is
+    // settled then, not whenever the client pulls again.
+    exchange.signal.addEventListener('abort', () => {
+      if (exchange.end() === 'deadline') fail('deadline', undefined)
+    })
+  }
+  await settling(first)
+  write(first)
 
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
+  const take = (): string | undefined => {
+    const piece = ready
+    ready = ''
+    return piece === '' ? undefined : piece
+  }
+  const body: AnswerStream = {
+    get done() {
+      return closed && ready === '' && abortWith === undefined
     },
-  })
+    async next() {
+      if (ready !== '') return take()
+      if (abortWith !== undefined) {
+        // The error object has just been read from us; a client's HTTP stack drops the chunks it
+        // has received but not yet handed out when the connection fails, so give it a moment to
+        // hand out the text before the end.
+        const failure = abortWith
+        await new Promise((resolve) => setTimeout(resolve, abortGraceMs))
+        throw failure
+      }
+      if (closed) return undefined
+      try {
+        for (;;) {
+          const message = await reader.next()
+          if (closed) break
+          if (message === undefined) {
+            const last = translator.end()
+            await settling(last)
+            finish(last.final ?? 'ok', last.frames, last.error)
+            break
+          }
+          exchange.touch()
+          const result = translator.push(message)
+          const pending = settling(result)
+          if (pending !== undefined) await pending
+          // Frames go out once no further event is already parsed: one piece per upstream read.
+          if (write(result) && !reader.buffered()) break
+        }
+      } catch (error) {
+        fail(exchange.end(), error)
+      }
+      return take()
+    },
+    cancel() {
+      exchange.abort('client')
+      end('aborted')
+      void reader.cancel()
+    },
+  }
+  const headers: AnswerHeaders = new Map([
+    ['content-type', 'text/event-stream; charset=utf-8'],
+    ['cache-control', 'no-cache'],
+    ['x-accel-buffering', 'no'],
+  ])
+  return { status: 200, headers, body }
 }
 
 function midStreamError(why: string | undefined, cause: unknown): GatewayError {

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import type { ChunkSource } from '../upstream/upstream-answer'
 import type { SseMessage } from './sse-message'
 
 /** Options of the SSE reader. */
@@ -20,6 +21,11 @@ export type SseReaderOptions = {
 export type SseReader = {
   /** The next message, or `undefined` at the end of the body. */
   next(): Promise<SseMessage | undefined>
+  /**
+   * True when the next message is already parsed: `next()` then needs no read, so a relay can
+   * hand out every event of one upstream read together.
+   */
+  buffered(): boolean
   cancel(): Promise<void>
 }
 
@@ -48,10 +54,10 @@ const feedSlice = 4 * 1024
  * ends with `}` is ever joined and parsed, so the cost stays linear.
  */
 export function createSseReader(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | ChunkSource,
   options: SseReaderOptions,
 ): SseReader {
-  const reader = body.getReader()
+  const reader: ChunkSource = body instanceof ReadableStream ? body.getReader() : body
   const decoder = new TextDecoder()
   const maxStrayChars = options.maxStrayChars ?? defaultMaxStrayChars
   const queue: SseMessage[] = []
@@ -153,7 +159,7 @@ export function createSseReader(
             flushStray()
           } else {
             // In slices, so that a chunk of garbage stops being parsed soon after it fails.
-            const text = decoder.decode(value, { stream: true })
+            const text = decoder.decode(value as Uint8Array, { stream: true })
             for (let at = 0; at < text.length && failure === undefined; at += feedSlice) {
               parser.feed(
                 at === 0 && text.length <= feedSlice ? text : text.slice(at, at + feedSlice),
@@ -166,6 +172,7 @@ export function createSseReader(
         }
       }
     },
+    buffered: () => head < queue.length,
     async cancel() {
       signal?.removeEventListener('abort', onAbort)
       await reader.cancel().catch(() => undefined)

@@ -1,3 +1,5 @@
+import type { ClientSignal } from '../http/gateway-request'
+
 /** Why an upstream call was cut short (`deadline`: the stream reached `maxStreamMs`). */
 export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'deadline' | 'done'
 
@@ -25,7 +27,7 @@ export type UpstreamExchange = {
  * `deadlineMs` is given, a limit on the whole exchange however busy it is.
  */
 export function openExchange(
-  clientSignal: AbortSignal,
+  clientSignal: ClientSignal,
   timeoutMs: number,
   now: () => number,
   options: { deadlineMs?: number | undefined } = {},

@@ -1,5 +1,6 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamCall, UpstreamProvider } from './provider'
+import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
 
 /** The `anthropic-version` sent when the client sent none. */
 export const defaultAnthropicVersion = '2023-06-01'
@@ -26,7 +27,8 @@ export type HttpProviderOptions = {
 export function createHttpProvider(options: HttpProviderOptions): UpstreamProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
-  return {
+  const direct = directFetchOf(options.fetch)
+  const provider: UpstreamProvider = {
     id: options.id,
     protocol: options.protocol,
     weight: options.weight,
@@ -53,6 +55,34 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
       })
     },
   }
+  if (direct === undefined) return provider
+  // The transport answers without a `Response` (createNodeFetch): the same call, with the headers
+  // as a plain record. Redirects are never followed on this path either.
+  return Object.assign(provider, {
+    [upstreamAnswerKey]: (call: UpstreamCall) => {
+      // No prototype: a header name can never meet an Object member.
+      const headers = Object.create(null) as Record<string, string>
+      // lookup-safe: a prototype-less record
+      call.headers.forEach((value, name) => (headers[name] = value))
+      for (const [name, value] of Object.entries(options.headers ?? {})) {
+        headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
+      }
+      if (options.apiKey !== undefined && options.apiKey !== '') {
+        const [name, value] = authHeader(options.protocol, options.apiKey)
+        headers[name] = value // lookup-safe: a prototype-less record
+      }
+      if (options.protocol === 'anthropic' && headers['anthropic-version'] === undefined) {
+        headers['anthropic-version'] = defaultAnthropicVersion
+      }
+      if (call.stream) headers['accept'] = 'text/event-stream'
+      return direct(`${base}${pathOf(call)}`, {
+        method: 'POST',
+        headers,
+        body: call.body,
+        signal: call.signal,
+      })
+    },
+  })
 }
 
 function pathOf(call: UpstreamCall): string {

@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import type { ChunkSource, UpstreamAnswer } from './upstream-answer'
 
 /** A 2xx JSON answer, checked: its text as the upstream sent it, and the object it parses to. */
 export type UpstreamJsonAnswer = { text: string; body: Record<string, unknown> }
@@ -14,7 +15,7 @@ export type UpstreamJsonAnswer = { text: string; body: Record<string, unknown> }
  * from a custom provider is `text/plain` by default, and the parse is the real check.
  */
 export async function readUpstreamJson(
-  response: Response,
+  response: UpstreamAnswer,
   maxBytes: number,
 ): Promise<UpstreamJsonAnswer> {
   const type = mediaType(response.headers.get('content-type'))
@@ -22,7 +23,10 @@ export async function readUpstreamJson(
     discard(response.body)
     throw unusableAnswer(`The upstream answered with ${type} instead of JSON.`)
   }
-  const text = await readUpstreamText(response.body, maxBytes)
+  const text =
+    response.text === undefined
+      ? await readUpstreamText(response.body, maxBytes)
+      : await response.text(maxBytes, () => answerTooLarge(maxBytes))
   const parsed = parseJson(text)
   if (!parsed.ok || !isJsonObject(parsed.value)) {
     throw unusableAnswer('The upstream answered with a body that is not a JSON object.')
@@ -35,11 +39,10 @@ export async function readUpstreamJson(
  * client: a 502 "upstream answer too large", never the client's 413.
  */
 export async function readUpstreamText(
-  body: ReadableStream<Uint8Array> | null,
+  reader: ChunkSource | null,
   maxBytes: number,
 ): Promise<string> {
-  if (body === null) return ''
-  const reader = body.getReader()
+  if (reader === null) return ''
   const decoder = new TextDecoder()
   let received = 0
   let text = ''
@@ -49,30 +52,34 @@ export async function readUpstreamText(
     received += value.byteLength
     if (received > maxBytes) {
       discard(reader)
-      throw new GatewayError(
-        'upstream_error',
-        `The upstream answer is too large: over the gateway's limit of ${maxBytes} bytes.`,
-      )
+      throw answerTooLarge(maxBytes)
     }
     text += decoder.decode(value, { stream: true })
   }
+}
+
+function answerTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError(
+    'upstream_error',
+    `The upstream answer is too large: over the gateway's limit of ${maxBytes} bytes.`,
+  )
 }
 
 /**
  * Cancels a body the gateway will not read, without waiting: a cancel may take as long as the
  * upstream does to notice, and the client's error must not wait for it.
  */
-function discard(body: { cancel(): Promise<void> } | null): void {
+export function discard(body: { cancel(): Promise<void> } | null): void {
   body?.cancel().catch(() => undefined)
 }
 
 /** True when a stream request's answer is server-sent events. */
-export function isEventStream(response: Response): boolean {
+export function isEventStream(response: UpstreamAnswer): boolean {
   return mediaType(response.headers.get('content-type')) === 'text/event-stream'
 }
 
 /** The error for a stream request answered with something other than server-sent events; the body is discarded. */
-export function notAnEventStream(response: Response): GatewayError {
+export function notAnEventStream(response: UpstreamAnswer): GatewayError {
   discard(response.body)
   const type = mediaType(response.headers.get('content-type')) || 'no content type'
   return unusableAnswer(`The upstream answered a stream request with ${type}, not an event stream.`)

@@ -1,8 +1,9 @@
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
-import { readTextWithLimit } from '../http/read-body'
 import type { ProtocolName } from '../protocols/protocol-name'
+import { discard, readUpstreamText } from './read-upstream-answer'
 import type { SecretScrubber } from './secret-scrubber'
+import type { UpstreamAnswer } from './upstream-answer'
 
 /** Upstream response headers that a client may act on, relayed with the error. */
 const relayedErrorHeaders = ['retry-after', 'retry-after-ms'] as const
@@ -22,12 +23,12 @@ const maxErrorBodyBytes = 256 * 1024
  * scrubbed of the upstream's secrets first (some servers quote the key they refused).
  */
 export async function readUpstreamError(
-  response: Response,
+  response: UpstreamAnswer,
   protocol: ProtocolName,
   scrub: SecretScrubber,
 ): Promise<GatewayError> {
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-    response.body?.cancel().catch(() => undefined)
+    discard(response.body)
     // Where it pointed is not said: a Location may carry tokens of its own.
     return new GatewayError(
       'upstream_error',
@@ -38,7 +39,7 @@ export async function readUpstreamError(
   let text = ''
   try {
     // Scrubbed before anything reads it: the message, and the body a client may get verbatim.
-    text = scrub(await readTextWithLimit(response.body, maxErrorBodyBytes))
+    text = scrub(await readUpstreamText(response.body, maxErrorBodyBytes))
   } catch {
     // An unreadable error body still leaves the status to report.
   }

@@ -4,6 +4,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { LimitName } from './key-limits'
 import { rateLimitHeaders } from './rate-limit-headers'
 import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from './usage-meter'
+import type { GatewayAnswer } from '../http/gateway-answer'
 
 /** An admitted request: its reservation, and its key's limits after it was counted. */
 export type Admission = { reservation: Reservation; limits: readonly LimitState[] }
@@ -66,11 +67,11 @@ export async function admit(
  * elsewhere (Google sends none of its own, and OpenAI's are what generic clients read).
  */
 export function withRateLimitHeaders(
-  response: Response,
+  response: GatewayAnswer,
   scope: RequestScope,
   admission: Admission,
   now: number,
-): Response {
+): GatewayAnswer {
   const style = scope.event.route === 'messages' ? 'anthropic' : 'openai'
   for (const [name, value] of rateLimitHeaders(admission.limits, style, now)) {
     response.headers.set(name, value)

@@ -53,6 +53,11 @@ export function anthropicErrorType(error: GatewayError): string {
  * @see https://docs.anthropic.com/en/api/errors
  */
 export function renderAnthropicError(error: GatewayError, requestId: string): Response {
+  return Response.json(anthropicErrorBody(error, requestId), { status: error.status })
+}
+
+/** The body of an Anthropic error answer (its status is the error's own). */
+export function anthropicErrorBody(error: GatewayError, requestId: string) {
   // An Anthropic upstream's own error body reaches an Anthropic client as it was (ERR-02).
   const upstream = error.upstream?.protocol === 'anthropic' ? error.upstream.body : undefined
   const type =
@@ -61,10 +66,7 @@ export function renderAnthropicError(error: GatewayError, requestId: string): Re
     typeof upstream['error']['type'] === 'string'
       ? upstream['error']['type']
       : anthropicErrorType(error)
-  return Response.json(
-    { type: 'error', error: { type, message: error.message }, request_id: requestId },
-    { status: error.status },
-  )
+  return { type: 'error', error: { type, message: error.message }, request_id: requestId }
 }
 
 /**

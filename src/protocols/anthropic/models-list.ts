@@ -1,4 +1,5 @@
 import type { ListedModel } from '../../handlers/list-models'
+import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
 
 /**
  * Anthropic's model list, with its cursor paging (`limit` 1–1000, default 20; `after_id`;
@@ -13,7 +14,7 @@ export function renderAnthropicModelList(
   models: readonly ListedModel[],
   query: URLSearchParams,
   createdAt: string,
-): Response {
+): GatewayAnswer {
   const requested = Number(query.get('limit') ?? 20)
   const limit = Number.isInteger(requested) ? Math.min(Math.max(requested, 1), 1000) : 20
   const afterId = query.get('after_id')
@@ -30,7 +31,7 @@ export function renderAnthropicModelList(
       ? models.slice(Math.max(start, end - limit), end)
       : models.slice(start, Math.min(end, start + limit))
   const hasMore = beforeId !== null && afterId === null ? end - limit > start : start + limit < end
-  return Response.json({
+  return jsonAnswer({
     data: page.map((model) => ({
       type: 'model',
       id: model.id,

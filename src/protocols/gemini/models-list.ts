@@ -1,4 +1,5 @@
 import type { ListedModel } from '../../handlers/list-models'
+import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
 
 /**
  * A Gemini `Model` resource for a call name, with what the model profile knows:
@@ -35,13 +36,13 @@ export function geminiModel(model: ListedModel) {
 export function renderGeminiModelList(
   models: readonly ListedModel[],
   query: URLSearchParams,
-): Response {
+): GatewayAnswer {
   const requested = Number(query.get('pageSize') ?? 50)
   const pageSize = Number.isInteger(requested) && requested > 0 ? Math.min(requested, 1000) : 50
   const start = decodePageToken(query.get('pageToken'))
   const page = models.slice(start, start + pageSize)
   const next = start + pageSize
-  return Response.json({
+  return jsonAnswer({
     models: page.map(geminiModel),
     ...(next < models.length ? { nextPageToken: encodePageToken(next) } : {}),
   })

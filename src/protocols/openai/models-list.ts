@@ -1,4 +1,5 @@
 import type { ListedModel } from '../../handlers/list-models'
+import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
 
 /**
  * OpenAI's model list: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`.
@@ -12,8 +13,8 @@ export function renderOpenAIModelList(
   models: readonly ListedModel[],
   created: number,
   options: { codexCatalog?: boolean } = {},
-): Response {
-  return Response.json({
+): GatewayAnswer {
+  return jsonAnswer({
     // Codex asks `GET /models?client_version=…` for its own catalogue, `{"models":[…]}`, which it
     // merges over the model metadata it ships with. An empty catalogue makes it use its bundled
     // metadata, without the "failed to decode models" warning an OpenAI list alone gives; the
