@@ -18,6 +18,9 @@ export type RefineContext = {
 /** The first issue of a value, its path relative to the value; `undefined` when it fits. */
 type Check = (value: unknown) => ShapeIssue | undefined
 
+/** The JSON type a shape takes, named as `kindOf` names it; `undefined` when it takes several. */
+type Kind = string | undefined
+
 /** The type a shape checks for. */
 export type Infer<S> = S extends Shape<infer T> ? T : never
 
@@ -30,9 +33,12 @@ export type Infer<S> = S extends Shape<infer T> ? T : never
 export class Shape<T> {
   /** The first issue of a value, or `undefined` when it fits. */
   readonly check: Check
+  /** The only JSON type it takes, when there is one: a union picks its candidates by it. */
+  readonly kind: Kind
 
-  constructor(check: Check) {
+  constructor(check: Check, kind?: Kind) {
     this.check = check
+    this.kind = kind
   }
 
   /** The value itself when it fits (never a copy), else its first issue. */
@@ -76,7 +82,7 @@ export class Shape<T> {
         },
       })
       return found
-    })
+    }, this.kind)
   }
 }
 
@@ -93,7 +99,7 @@ export class StringShape extends Shape<string> {
         )
       }
       return undefined
-    })
+    }, 'string')
   }
 
   /** At least `length` characters. */
@@ -116,7 +122,7 @@ export class NumberShape extends Shape<number> {
       }
       for (const rule of rules) if (!rule.test(value)) return issue(rule.message)
       return undefined
-    })
+    }, 'number')
     this.rules = rules
     this.typeMessage = typeMessage
   }
@@ -181,7 +187,7 @@ export class ArrayShape<T> extends Shape<T[]> {
         if (found !== undefined) return prefixed(index, found)
       }
       return undefined
-    })
+    }, 'array')
     this.item = item
   }
 
@@ -215,7 +221,7 @@ function looseObject<F extends Fields>(fields: F): Shape<LooseObject<F>> {
       if (found !== undefined) return prefixed(name, found)
     }
     return undefined
-  })
+  }, 'object')
 }
 
 /**
@@ -224,9 +230,12 @@ function looseObject<F extends Fields>(fields: F): Shape<LooseObject<F>> {
  */
 function union<const S extends readonly Shape<unknown>[]>(shapes: S): Shape<Infer<S[number]>> {
   return new Shape((value) => {
+    // Only the shapes of the value's own type can take it: the others are not run at all.
+    const kind = kindOf(value)
     let typed: ShapeIssue | undefined
     let typedCount = 0
     for (const shape of shapes) {
+      if (shape.kind !== undefined && shape.kind !== kind) continue
       const found = shape.check(value)
       if (found === undefined) return undefined
       if (found.path.length === 0 && wrongType.has(found)) continue
@@ -251,13 +260,15 @@ function discriminatedUnion<const O extends ReadonlyArray<readonly [string, Shap
     const check = byTag.get(Object.hasOwn(value, key) ? value[key] : undefined) // lookup-safe: own
     if (check === undefined) return { path: [key], message: 'Invalid input' }
     return check(value)
-  })
+  }, 'object')
 }
 
 /** Exactly this value. */
 function literal<const V extends string | number | boolean>(expected: V): Shape<V> {
-  return new Shape((value) =>
-    value === expected ? undefined : issue(`Invalid input: expected ${JSON.stringify(expected)}`),
+  return new Shape(
+    (value) =>
+      value === expected ? undefined : issue(`Invalid input: expected ${JSON.stringify(expected)}`),
+    kindOf(expected),
   )
 }
 
@@ -265,7 +276,7 @@ function literal<const V extends string | number | boolean>(expected: V): Shape<
 function oneOf<const V extends readonly string[]>(options: V): Shape<V[number]> {
   const allowed = new Set<unknown>(options)
   const message = `Invalid option: expected one of ${options.map((option) => JSON.stringify(option)).join('|')}`
-  return new Shape((value) => (allowed.has(value) ? undefined : issue(message)))
+  return new Shape((value) => (allowed.has(value) ? undefined : issue(message)), 'string')
 }
 
 /** A JSON object whose every member is a string. */
@@ -276,7 +287,7 @@ function stringRecord(): Shape<Record<string, string>> {
       if (typeof member !== 'string') return prefixed(name, typeIssue('string', member))
     }
     return undefined
-  })
+  }, 'object')
 }
 
 /** A shape that runs `prepare` first and checks, and hands out, what it returns. */
@@ -309,8 +320,9 @@ export const shape = {
   string: () => new StringShape(),
   number: (options?: { error?: string }) => new NumberShape([], options?.error),
   boolean: () =>
-    new Shape<boolean>((value) =>
-      typeof value === 'boolean' ? undefined : typeIssue('boolean', value),
+    new Shape<boolean>(
+      (value) => (typeof value === 'boolean' ? undefined : typeIssue('boolean', value)),
+      'boolean',
     ),
   unknown: () => new Shape<unknown>(() => undefined),
   array: <T>(item: Shape<T>) => new ArrayShape(item),
