@@ -121,20 +121,7 @@ function sendDirect(
       return
     }
     let body: NodeBody | undefined
-    const detach = () => signal.removeEventListener('abort', onAbort)
-    const onAbort = () => {
-      detach()
-      // Destroying the request closes the socket, so the upstream sees the client leave.
-      outgoing.destroy()
-      if (body === undefined) reject(abortReason(signal))
-      else body.fail(abortReason(signal))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    outgoing.on('error', (error) => {
-      if (body !== undefined) return
-      detach()
-      reject(fetchFailed(error))
-    })
+    const detach = watchCall(outgoing, signal, reject, () => body)
     outgoing.once('response', (incoming) => {
       const status = incoming.statusCode ?? 0
       if (status < 200 || status > 599) {
@@ -239,21 +226,7 @@ function send(target: Target, agent: HttpAgent): Promise<Response> {
       return
     }
     let body: IncomingBody | undefined
-    const detach = () => signal?.removeEventListener('abort', onAbort)
-    const onAbort = () => {
-      detach()
-      // Destroying the request closes the socket, so the upstream sees the client leave.
-      outgoing.destroy()
-      if (body === undefined) reject(abortReason(signal!))
-      else body.fail(abortReason(signal!))
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-    outgoing.on('error', (error) => {
-      // Once the response has arrived, its body stream reports failures.
-      if (body !== undefined) return
-      detach()
-      reject(fetchFailed(error))
-    })
+    const detach = watchCall(outgoing, signal, reject, () => body)
     outgoing.once('response', (incoming) => {
       const status = incoming.statusCode ?? 0
       const headers = new Headers()
@@ -292,6 +265,36 @@ function send(target: Target, agent: HttpAgent): Promise<Response> {
       outgoing.end()
     }
   })
+}
+
+/**
+ * Ties a call to its signal and to its request's errors until it is settled: an abort destroys the
+ * socket (so the upstream sees the client leave) and rejects the call, or fails the body once the
+ * response has arrived, which then reports every failure itself.
+ *
+ * @returns `detach`, to stop listening to the signal
+ */
+function watchCall(
+  outgoing: ClientRequest,
+  signal: AbortSignal | undefined,
+  reject: (reason: unknown) => void,
+  body: () => { fail(reason: unknown): void } | undefined,
+): () => void {
+  const detach = () => signal?.removeEventListener('abort', onAbort)
+  const onAbort = () => {
+    detach()
+    outgoing.destroy()
+    const current = body()
+    if (current === undefined) reject(abortReason(signal!))
+    else current.fail(abortReason(signal!))
+  }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  outgoing.on('error', (error) => {
+    if (body() !== undefined) return
+    detach()
+    reject(fetchFailed(error))
+  })
+  return detach
 }
 
 function abortReason(signal: AbortSignal): unknown {
