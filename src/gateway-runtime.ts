@@ -1,4 +1,5 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
+import type { UpstreamSelector } from './failover/upstream-selector'
 import type { GatewayRequest } from './http/gateway-request'
 import type { RequestEvent } from './observability/request-event'
 import type { ResponseStore } from './response-store/response-store'
@@ -17,6 +18,8 @@ export type GatewayRuntime = {
   ledger: UsageLedger | undefined
   /** Where Responses created with `store: true` are kept. */
   responseStore: ResponseStore
+  /** Chooses the upstream of each attempt and keeps the upstreams' health. */
+  selector: UpstreamSelector
   groupIdRouting: boolean
   maxBodyBytes: number
   maxResponseBytes: number

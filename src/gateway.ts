@@ -31,6 +31,7 @@ import type { RequestEvent } from './observability/request-event'
 import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
+import { createWeightedSelector } from './failover/weighted-selector'
 import type { UsageOutcome } from './usage/usage-meter'
 
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
@@ -105,9 +106,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   )
   const registry = buildGroupRegistry(valid, now)
   const groups = registry.list()
+  const random = valid.random ?? Math.random
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,
     registry,
+    selector: valid.upstreamSelector ?? createWeightedSelector({ registry, random }),
     meter,
     ledger: valid.usageLedger,
     responseStore,
@@ -121,7 +124,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     forwardHeaders: valid.forwardHeaders,
     createdAt: Math.floor(now() / 1000),
     now,
-    random: valid.random ?? Math.random,
+    random,
     generateId: valid.generateId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`),
     // A custom registry's providers are only known per call: each scrubs its own secrets then.
     scrubberFor: createScrubbers(groups instanceof Promise ? [] : secretsOf(groups)),

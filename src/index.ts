@@ -55,6 +55,16 @@ export type { ResponseStore, StoredJson, StoredResponse } from './response-store
 export { createMemoryResponseStore } from './response-store/memory-response-store'
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
 export type { RequestEvent } from './observability/request-event'
+export type {
+  AttemptVerdict,
+  SelectContext,
+  Selection,
+  Unavailable,
+  UpstreamHealth,
+  UpstreamSelector,
+} from './failover/upstream-selector'
+export { createWeightedSelector } from './failover/weighted-selector'
+export type { WeightedSelectorOptions } from './failover/weighted-selector'
 export type { ProtocolName } from './protocols/protocol-name'
 export type {
   ModelProfile,

@@ -8,6 +8,7 @@ import type { UpstreamProvider } from '../upstream/provider'
 import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
+import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 
@@ -252,6 +253,8 @@ export const gatewayConfigSchema = z
     usageLedger: plugin<UsageLedger>('record', 'UsageLedger').optional(),
     state: stateConfigSchema.optional(),
     responseStore: plugin<ResponseStore>('items', 'ResponseStore').optional(),
+    /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
+    upstreamSelector: plugin<UpstreamSelector>('select', 'UpstreamSelector').optional(),
     // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
     env: z.record(z.string(), z.unknown()).optional(),
     fetch: fn<typeof fetch>('a fetch').optional(),

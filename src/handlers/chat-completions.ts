@@ -37,13 +37,13 @@ export async function handleChatCompletions(
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, openAIChatRequestSchema, openAIArrayLimits)
-  const common = routeCall(runtime, scope, route, {
+  const routed = routeCall(runtime, scope, route, {
     model: body.model,
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
   })
-  const plan: CallPlan =
+  return relayCall(runtime, scope, scope.key!, routed, (common) =>
     common.provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, json, body, common)
       : translatedPlan(
@@ -52,8 +52,8 @@ export async function handleChatCompletions(
           openAIRequestForTranslation(body),
           clientCodecs.openai,
           common,
-        )
-  return relayCall(runtime, scope, scope.key!, plan)
+        ),
+  )
 }
 
 function passthroughPlan(

@@ -8,7 +8,6 @@ import {
   anthropicCountTokensRequestSchema,
 } from '../protocols/anthropic/request-schema'
 import { callUnmetered } from '../relay/call-unmetered'
-import { pickUpstream } from '../routing/pick-upstream'
 import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { anthropicPassthroughHeaders } from './messages'
@@ -31,10 +30,8 @@ export async function handleCountTokens(
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }
   validateBody(json.value, anthropicCountTokensRequestSchema, anthropicArrayLimits)
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  scope.event.provider = provider.id
   const upstreamBody = anthropicPassthroughBody(json, route.model.upstreamModel)
-  const answer = await callUnmetered(runtime, scope, provider, {
+  const answer = await callUnmetered(runtime, scope, route.group, {
     operation: 'count-tokens',
     model: route.model.upstreamModel,
     body: upstreamBody,

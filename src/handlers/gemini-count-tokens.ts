@@ -13,7 +13,6 @@ import {
   geminiCountTokensRequestSchema,
 } from '../protocols/gemini/request-schema'
 import { callUnmetered } from '../relay/call-unmetered'
-import { pickUpstream } from '../routing/pick-upstream'
 import { resolveCall } from '../relay/route-call'
 import type { UpstreamOperation } from '../upstream/provider'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
@@ -43,8 +42,6 @@ export async function handleGeminiCountTokens(
     geminiCountTokensRequestSchema,
     geminiCountTokensArrayLimits,
   )
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  scope.event.provider = provider.id
   const operation: UpstreamOperation =
     route.group.protocol === 'anthropic' ? 'count-tokens' : 'gemini-count-tokens'
   let upstreamBody: string
@@ -63,7 +60,7 @@ export async function handleGeminiCountTokens(
     } = encodeAnthropicRequest(request, { defaultMaxTokens: 1 })
     upstreamBody = JSON.stringify(count)
   }
-  const answer = await callUnmetered(runtime, scope, provider, {
+  const answer = await callUnmetered(runtime, scope, route.group, {
     operation,
     model: route.model.upstreamModel,
     body: upstreamBody,

@@ -55,19 +55,18 @@ export async function handleGeminiGenerate(
     geminiGenerateContentRequestSchema,
     geminiArrayLimits,
   )
-  const common = routeCall(runtime, scope, route, {
+  const routed = routeCall(runtime, scope, route, {
     model: geminiCallName(scope),
     stream,
     text: json.text,
     maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined,
   })
-  const { provider } = common
-  const plan: CallPlan =
-    provider.protocol === 'gemini'
+  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
+    common.provider.protocol === 'gemini'
       ? {
           ...common,
           operation: stream ? 'stream-generate-content' : 'generate-content',
-          body: geminiPassthroughBody(json, route.model.upstreamModel),
+          body: geminiPassthroughBody(json, common.route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
           answerJson: (text, json) =>
             passthroughJsonAnswer(text, json, 'usageMetadata', (usage) =>
@@ -78,9 +77,9 @@ export async function handleGeminiGenerate(
       : translatedPlan(
           runtime,
           scope,
-          decodeGeminiRequest(body, route.model.upstreamModel, stream),
+          decodeGeminiRequest(body, common.route.model.upstreamModel, stream),
           clientCodecs.gemini,
           common,
-        )
-  return relayCall(runtime, scope, scope.key!, plan)
+        ),
+  )
 }

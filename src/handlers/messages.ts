@@ -34,18 +34,18 @@ export async function handleMessages(
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, anthropicMessagesRequestSchema, anthropicArrayLimits)
-  const common = routeCall(runtime, scope, route, {
+  const routed = routeCall(runtime, scope, route, {
     model: body.model,
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_tokens,
   })
-  const plan: CallPlan =
+  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
     common.provider.protocol === 'anthropic'
       ? {
           ...common,
           operation: 'messages',
-          body: anthropicPassthroughBody(json, route.model.upstreamModel),
+          body: anthropicPassthroughBody(json, common.route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, [
             ...runtime.forwardHeaders,
             ...anthropicPassthroughHeaders,
@@ -56,6 +56,12 @@ export async function handleMessages(
             ),
           translator: anthropicPassthroughStream,
         }
-      : translatedPlan(runtime, scope, decodeAnthropicRequest(body), clientCodecs.anthropic, common)
-  return relayCall(runtime, scope, scope.key!, plan)
+      : translatedPlan(
+          runtime,
+          scope,
+          decodeAnthropicRequest(body),
+          clientCodecs.anthropic,
+          common,
+        ),
+  )
 }

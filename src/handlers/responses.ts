@@ -49,59 +49,60 @@ export async function handleResponses(
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const body = validateBody(json.value, responsesRequestSchema, responsesArrayLimits)
-  const common = routeCall(runtime, scope, route, {
+  const routed = routeCall(runtime, scope, route, {
     model: body.model,
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_output_tokens ?? undefined,
   })
   const keyId = scope.key!.id
-  if (common.provider.protocol === 'responses') {
-    const resolved = await resolveResponsesInput(body, runtime.responseStore, keyId, false)
-    return relayCall(
-      runtime,
-      scope,
-      scope.key!,
-      passthroughPlan(
+  // Set when the call is translated: the store write a JSON answer waits for, and the built-in
+  // tools the upstream could not serve.
+  let pending: Promise<void> | undefined
+  let droppedTools: readonly string[] = []
+  const response = await relayCall(runtime, scope, scope.key!, routed, async (common) => {
+    if (common.provider.protocol === 'responses') {
+      const resolved = await resolveResponsesInput(body, runtime.responseStore, keyId, false)
+      return passthroughPlan(
         runtime,
         scope,
         json,
         body,
         common,
         resolved.expanded ? resolved.items : undefined,
-      ),
+      )
+    }
+    refuseUnservable(body)
+    const resolved = await resolveResponsesInput(body, runtime.responseStore, keyId, true)
+    const decoded = decodeResponsesRequest(body, resolved.items, resolved.storedReasoning)
+    droppedTools = decoded.droppedTools
+    const store = (response: ResponsesObject) => {
+      if (body.store === false) return
+      // A store that fails costs the client its stored state, never its answer.
+      pending = (async () =>
+        runtime.responseStore.put({
+          keyId,
+          response: response as unknown as StoredJson & { id: string; output: StoredJson[] },
+          input: resolved.items,
+        }))().catch((error: unknown) =>
+        console.error('[model-gateway] the response store failed:', error),
+      )
+    }
+    const plan = translatedPlan(
+      runtime,
+      scope,
+      decoded.request,
+      responsesClientCodec(decoded.context, store),
+      common,
     )
-  }
-  refuseUnservable(body)
-  const resolved = await resolveResponsesInput(body, runtime.responseStore, keyId, true)
-  const decoded = decodeResponsesRequest(body, resolved.items, resolved.storedReasoning)
-  let pending: Promise<void> | undefined
-  const store = (response: ResponsesObject) => {
-    if (body.store === false) return
-    // A store that fails costs the client its stored state, never its answer.
-    pending = (async () =>
-      runtime.responseStore.put({
-        keyId,
-        response: response as unknown as StoredJson & { id: string; output: StoredJson[] },
-        input: resolved.items,
-      }))().catch((error: unknown) =>
-      console.error('[model-gateway] the response store failed:', error),
-    )
-  }
-  const plan = translatedPlan(
-    runtime,
-    scope,
-    decoded.request,
-    responsesClientCodec(decoded.context, store),
-    common,
-  )
-  const translator = plan.translator
-  plan.translator = () => ({ ...translator(), settle: async () => void (await pending) })
-  const response = await relayCall(runtime, scope, scope.key!, plan)
+    const translator = plan.translator
+    plan.translator = () => ({ ...translator(), settle: async () => void (await pending) })
+    return plan
+  })
   // A JSON answer is stored by now; wait for the store so the next turn can refer to it.
   if (pending !== undefined && typeof response.body === 'string') await pending
-  if (decoded.droppedTools.length > 0)
-    response.headers.set(droppedToolsHeader, headerText(decoded.droppedTools.join(', ')))
+  if (droppedTools.length > 0)
+    response.headers.set(droppedToolsHeader, headerText(droppedTools.join(', ')))
   return response
 }
 

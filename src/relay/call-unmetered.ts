@@ -3,16 +3,22 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { classifyUpstreamFailure } from '../upstream/classify-failure'
 import { yieldToIo } from '../internal/yield-to-io'
 import { openExchange } from '../upstream/exchange'
-import type { UpstreamCall, UpstreamProvider } from '../upstream/provider'
+import type { UpstreamCall } from '../upstream/provider'
+import type { Group } from '../routing/group-registry'
+import { attemptVerdict } from '../failover/attempt-verdict'
+import { nothingAvailable } from '../failover/nothing-available'
+import { isUnavailable, type AttemptVerdict } from '../failover/upstream-selector'
 import { readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { sendUpstream } from '../upstream/upstream-answer'
 
+const noneTried: ReadonlySet<string> = new Set()
+
 /**
  * One upstream call that uses no tokens (token counting), so it is neither admitted nor metered:
- * the upstream timeout and the client's abort still apply, a non-2xx answer becomes the usual
+ * its upstream is chosen by the selector (and its verdict reported to it), the upstream timeout and the client's abort still apply, a non-2xx answer becomes the usual
  * `GatewayError` (scrubbed of the upstream's secrets), and the answer is checked like any other:
  * JSON, one object, within the response size limit, else a 502.
  *
@@ -21,9 +27,15 @@ import { sendUpstream } from '../upstream/upstream-answer'
 export async function callUnmetered(
   runtime: GatewayRuntime,
   scope: RequestScope,
-  provider: UpstreamProvider,
-  call: Omit<UpstreamCall, 'signal' | 'stream'>,
+  group: Group,
+  call: Omit<UpstreamCall, 'signal' | 'stream' | 'credential'>,
 ): Promise<{ status: number; text: string; body: Record<string, unknown> }> {
+  const choice = runtime.selector.select(group, { tried: noneTried, sessionHint: undefined })
+  const selection = choice instanceof Promise ? await choice : choice
+  if (isUnavailable(selection)) throw nothingAvailable(selection)
+  const provider = selection.upstream
+  scope.event.provider = provider.id
+  let verdict: AttemptVerdict = { kind: 'ok' }
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now)
   setRequestIdHeaders(call.headers, scope.requestId)
   const scrub = runtime.scrubberFor(provider)
@@ -35,14 +47,17 @@ export async function callUnmetered(
       ...call,
       stream: false,
       signal: exchange.signal,
+      credential: selection.credential?.index,
     })
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol, scrub)
     const answer = await readUpstreamJson(upstream, runtime.maxResponseBytes)
     return { status: upstream.status, ...answer }
   } catch (error) {
     const failure = classifyUpstreamFailure(error, exchange)
+    verdict = attemptVerdict(failure)
     throw GatewayError.isInstance(failure) ? scrubGatewayError(failure, scrub) : failure
   } finally {
     exchange.dispose()
+    selection.finish(verdict)
   }
 }

@@ -16,6 +16,12 @@ import { admit, withRateLimitHeaders } from '../usage/admit'
 import { startMeteredRequest } from '../usage/metered-request'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import type { OutputAllowance } from './output-allowance'
+import type { RoutedCall } from './route-call'
+import type { CommonPlan } from './translated-plan'
+import type { MaybePromise } from '../internal/maybe-promise'
+import { attemptVerdict } from '../failover/attempt-verdict'
+import { nothingAvailable } from '../failover/nothing-available'
+import { isUnavailable, type AttemptVerdict, type Selection } from '../failover/upstream-selector'
 import { relaySse } from './relay-sse'
 import type { SseTranslator } from './sse-translator'
 
@@ -46,8 +52,52 @@ export type CallPlan = {
   translator(): SseTranslator
 }
 
+/**
+ * Builds the plan of a call for the upstream chosen for it (`common.provider`): passthrough to an
+ * upstream of the client's protocol, else translated. It may refuse what only that upstream's
+ * protocol cannot serve (a `GatewayError`, the client's).
+ */
+export type PlanCall = (common: CommonPlan) => MaybePromise<CallPlan>
+
 /** What a JSON answer becomes for the client. */
 export type CallAnswer = { body: string; usage: TokenUsage | undefined }
+
+const noneTried: ReadonlySet<string> = new Set()
+
+/**
+ * Chooses the upstream of a routed call, plans the call for it, and relays it (`relayPlan`). The
+ * selection's verdict is reported exactly once, whatever happens: the attempt's, or `neutral` when
+ * the request ended before reaching the upstream (a refusal of the plan or the meter, a client
+ * that left).
+ */
+export async function relayCall(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  key: KeyRecord,
+  routed: RoutedCall,
+  planFor: PlanCall,
+): Promise<GatewayAnswer> {
+  const choice = runtime.selector.select(routed.route.group, {
+    tried: noneTried,
+    sessionHint: undefined,
+  })
+  const selection = choice instanceof Promise ? await choice : choice
+  if (isUnavailable(selection)) throw nothingAvailable(selection)
+  scope.event.provider = selection.upstream.id
+  let verdict: AttemptVerdict = okVerdict
+  try {
+    const planned = planFor({ ...routed, provider: selection.upstream })
+    const plan = planned instanceof Promise ? await planned : planned
+    return await relayPlan(runtime, scope, key, plan, selection)
+  } catch (error) {
+    verdict = attemptVerdict(error)
+    throw error
+  } finally {
+    selection.finish(verdict)
+  }
+}
+
+const okVerdict: AttemptVerdict = { kind: 'ok' }
 
 /**
  * Admits, meters and makes one upstream call, and relays its answer: JSON, or SSE through the
@@ -55,11 +105,12 @@ export type CallAnswer = { body: string; usage: TokenUsage | undefined }
  * protocol sends is a 502), upstream errors are scrubbed of the upstream's secrets, and every
  * path settles the usage exactly once (ok, error or aborted).
  */
-export async function relayCall(
+async function relayPlan(
   runtime: GatewayRuntime,
   scope: RequestScope,
   key: KeyRecord,
   plan: CallPlan,
+  selection: Selection,
 ): Promise<GatewayAnswer> {
   const admission = await admit(runtime, scope, key, plan)
   const metered = startMeteredRequest(
@@ -95,6 +146,7 @@ export async function relayCall(
       headers: plan.headers,
       stream: plan.stream,
       signal: exchange.signal,
+      credential: selection.credential?.index,
     })
     if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider.protocol, scrub)
     if (plan.stream) {

@@ -1,11 +1,9 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { pickUpstream } from '../routing/pick-upstream'
 import { resolveRoute, type Route } from '../routing/resolve-route'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
 import { outputAllowance, type OutputAllowance } from './output-allowance'
-import type { CallAnswer } from './relay-call'
-import type { CommonPlan } from './translated-plan'
+import type { CallAnswer, CallPlan } from './relay-call'
 
 /**
  * The first step of every call: the call name resolved to a group, before the body is validated,
@@ -23,24 +21,27 @@ export async function resolveCall(
   return route
 }
 
+/** A generation call routed and estimated, before an upstream is chosen for it. */
+export type RoutedCall = Pick<
+  CallPlan,
+  'route' | 'model' | 'stream' | 'estimatedTokens' | 'estimate' | 'output'
+>
+
 /**
- * The next steps of every generation call, once the body is valid: pick an upstream of the
- * route's group, note it in the request's event, and estimate the call: the body's input
- * estimate, and the output allowance (the request's own limit, else the route's default output
- * limit), which is also what a protocol that requires a limit is sent.
+ * The next step of every generation call, once the body is valid: estimate the call: the body's
+ * input estimate, and the output allowance (the request's own limit, else the route's default
+ * output limit), which is also what a protocol that requires a limit is sent. The upstream is
+ * chosen by the relay, attempt by attempt.
  */
 export function routeCall(
   runtime: GatewayRuntime,
   scope: RequestScope,
   route: Route,
   call: { model: string; stream: boolean; text: string; maxOutputTokens: number | undefined },
-): CommonPlan {
+): RoutedCall {
   scope.event.stream = call.stream
-  const provider = pickUpstream(route.group.upstreams, runtime.random)
-  scope.event.provider = provider.id
   return {
     route,
-    provider,
     model: call.model,
     stream: call.stream,
     ...estimateCall(call.text, outputAllowance(call.maxOutputTokens, route, runtime)),

@@ -22,6 +22,11 @@ export type UpstreamCall = {
   stream: boolean
   /** Aborts when the client goes away or the upstream timeout passes. */
   signal: AbortSignal
+  /**
+   * Which of a pooled upstream's keys this call uses (its index in the pool), as the upstream
+   * selector chose it; `undefined` for an upstream with one key, or to let the provider choose.
+   */
+  credential?: number | undefined
 }
 
 /**

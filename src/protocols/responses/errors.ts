@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject } from '../../internal/json'
 import { openAIErrorObject, type OpenAIErrorObject } from '../openai/errors'
+import { upstreamRetryAfterMs } from '../../upstream/retry-after'
 
 /**
  * Upstream messages that mean the prompt does not fit the model's context: Anthropic's "prompt is
@@ -19,28 +20,10 @@ export function isContextOverflow(error: GatewayError): boolean {
   return (status === 400 || status === 413) && contextOverflow.test(error.message)
 }
 
-/**
- * The wait an upstream asked for, in seconds: its `retry-after` or `retry-after-ms` header, or
- * the `retryDelay` of the `RetryInfo` Gemini puts in its error details ("37s").
- */
+/** The wait an upstream asked for, in seconds (see `upstreamRetryAfterMs`). */
 function retryAfterSeconds(error: GatewayError): number | undefined {
-  const seconds = Number(error.headers?.['retry-after'] ?? Number.NaN)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds
-  const milliseconds = Number(error.headers?.['retry-after-ms'] ?? Number.NaN)
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000
-  return error.upstream?.protocol === 'gemini' ? geminiRetryDelay(error.upstream.body) : undefined
-}
-
-/** `error.details[].retryDelay` of a Google error body, in seconds. */
-function geminiRetryDelay(body: unknown): number | undefined {
-  const error = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : {}
-  const details = Array.isArray(error['details']) ? error['details'] : []
-  for (const detail of details) {
-    const delay = isJsonObject(detail) ? detail['retryDelay'] : undefined
-    const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null
-    if (match !== null) return Number(match[1])
-  }
-  return undefined
+  const milliseconds = upstreamRetryAfterMs(error)
+  return milliseconds === undefined ? undefined : milliseconds / 1000
 }
 
 /** True for an overloaded upstream: Anthropic's 529, Gemini's `UNAVAILABLE`, any upstream 503. */

@@ -1,0 +1,78 @@
+import type { MaybePromise } from '../internal/maybe-promise'
+import type { Group } from '../routing/group-registry'
+import type { UpstreamProvider } from '../upstream/provider'
+
+/**
+ * The seam between the attempt loop (which upstream failed how, and whether to try another) and
+ * upstream selection and health (which upstream to try, and which are fit to be tried).
+ *
+ * @module
+ */
+
+/** What became of one attempt, as far as the upstream's (and its key's) health is concerned. */
+export type AttemptVerdict =
+  /** The upstream answered 2xx (a stream: its first frame was read and checked). */
+  | { kind: 'ok' }
+  /** Connect error, reset, timeout (no status), or 408/409/429/5xx/529; `retryAfterMs` when the
+   *  upstream said (retry-after, retry-after-ms, Gemini RetryInfo). */
+  | { kind: 'failed'; status?: number; retryAfterMs?: number }
+  /** The attempt's credential was refused (401/403) or is out of quota (e.g. OpenAI
+   *  `insufficient_quota`, a billing error): that key leaves rotation. `reason` is short text. */
+  | { kind: 'rejected-key'; status: number; reason: string }
+  /** No health effect: the client's own 4xx, a client that left, a local decision. */
+  | { kind: 'neutral' }
+
+/** What the attempt loop tells the selector about the request it selects for. */
+export type SelectContext = {
+  /** Upstream ids already tried for this request in this group (the selector picks another one
+   *  when it can; it may return a tried one only for a same-upstream retry A asks for via
+   *  `retrySame`). */
+  tried: ReadonlySet<string>
+  /** Set when A retries the same upstream once (408/409). */
+  retrySame?: string | undefined
+  /** The request's session hint, or undefined (B provides `sessionHintOf`, A calls it). */
+  sessionHint: string | undefined
+}
+
+/** The upstream chosen for one attempt. */
+export type Selection = {
+  upstream: UpstreamProvider
+  /** The pooled key this attempt uses, for a pooled upstream: its index (passed to the provider
+   *  as `UpstreamCall.credential`) and masked form (`sk-…abcd`) for events and logs. */
+  credential?: { index: number; masked: string } | undefined
+  /** Reports the attempt's verdict and frees its in-flight/concurrency slot. Called exactly once
+   *  per selection (A guarantees it, on every path, including client aborts → `neutral`). */
+  finish(verdict: AttemptVerdict): void
+}
+
+/** No upstream of the group may be tried now. */
+export type Unavailable = {
+  unavailable: true
+  /** When the soonest circuit may let a probe through (ms from now), if known. */
+  retryAfterMs: number | undefined
+  reason: 'circuits-open' | 'concurrency' | 'no-keys' | 'exhausted'
+}
+
+/** Chooses the upstream of each attempt and keeps their health. One per gateway. */
+export interface UpstreamSelector {
+  select(group: Group, context: SelectContext): MaybePromise<Selection | Unavailable>
+  /** Each upstream's state, for `gateway.health()`. */
+  health(): MaybePromise<readonly UpstreamHealth[]>
+}
+
+/** One upstream's state, as `UpstreamSelector.health` reports it. */
+export type UpstreamHealth = {
+  groupId: string
+  upstreamId: string
+  circuit: 'closed' | 'open' | 'half-open'
+  /** Epoch ms when an open circuit lets a probe through. */
+  openUntil?: number | undefined
+  inFlight: number
+  /** Per pooled key: masked form, and why it is out of rotation if it is. */
+  keys?: readonly { masked: string; disabled?: string | undefined }[] | undefined
+}
+
+/** True when `select` found no upstream to try. */
+export function isUnavailable(choice: Selection | Unavailable): choice is Unavailable {
+  return 'unavailable' in choice
+}
