@@ -77,7 +77,7 @@ function build(answer: Answer, options: { protocol?: 'openai' | 'anthropic' } = 
     {
       id: 'g',
       protocol,
-      models: ['m'],
+      models: [{ name: 'm', upstreamModel: 'm' }],
       upstreams: [provider('up-1', protocol, answer)],
     },
   ]
@@ -247,8 +247,8 @@ describe('nothing available', () => {
       .catch((thrown: unknown) => thrown)) as InstanceType<typeof OpenAI.APIError>
     expect(error).toBeInstanceOf(OpenAI.InternalServerError)
     expect(error.status).toBe(503)
-    expect(error.headers.get('retry-after')).toBe('5')
-    expect(error.headers.get('retry-after-ms')).toBe('4200')
+    expect(error.headers?.get('retry-after')).toBe('5')
+    expect(error.headers?.get('retry-after-ms')).toBe('4200')
   })
 
   it('is 529 overloaded_error on Anthropic routes', async () => {
@@ -263,7 +263,7 @@ describe('nothing available', () => {
       .catch((thrown: unknown) => thrown)) as InstanceType<typeof Anthropic.APIError>
     expect(error.status).toBe(529)
     expect((error.error as { error: { type: string } }).error.type).toBe('overloaded_error')
-    expect(error.headers.get('retry-after')).toBe('5')
+    expect(error.headers?.get('retry-after')).toBe('5')
   })
 })
 
