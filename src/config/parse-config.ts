@@ -1,5 +1,6 @@
 import { expandEnv, type MissingEnv } from './expand-env'
-import { gatewayConfigSchema, type GatewayConfig, type ValidGatewayConfig } from './schema'
+import { checkConfig } from './check-config'
+import { configSchemas, type GatewayConfig, type ValidGatewayConfig } from './schema'
 
 /** One problem with a config, at a path such as `groups[0].upstreams[1].baseUrl`. */
 export type ConfigIssue = { path: string; message: string }
@@ -26,10 +27,12 @@ export class GatewayConfigError extends Error {
  * @throws GatewayConfigError listing every bad field by its path
  */
 export function parseGatewayConfig(config: GatewayConfig): ValidGatewayConfig {
-  const env = config.env ?? readProcessEnv()
+  // A config that is not an object (null, a number) is reported by the schema, not a TypeError.
+  const env =
+    (typeof config === 'object' && config !== null ? config.env : undefined) ?? readProcessEnv()
   const missing: MissingEnv[] = []
   const expanded = expandEnv(config, env, missing)
-  const result = gatewayConfigSchema.safeParse(expanded)
+  const result = checkConfig(configSchemas().gatewayConfigSchema, expanded)
   const issues: ConfigIssue[] = missing.map(({ path, name }) => ({
     path,
     message: `environment variable ${name} is not set`,

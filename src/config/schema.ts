@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { KeyHasher } from '../auth/hash-key'
 import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
@@ -11,6 +11,7 @@ import type { ResponseStore } from '../response-store/response-store'
 import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
+import { checkConfig } from './check-config'
 
 const hasFunction = (value: unknown, name: string): boolean =>
   typeof value === 'object' &&
@@ -18,311 +19,368 @@ const hasFunction = (value: unknown, name: string): boolean =>
   // lookup-safe: plug-in objects may be class instances, whose methods are inherited
   typeof (value as Record<string, unknown>)[name] === 'function'
 
-const groupId = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-    'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
-  )
-
-const modelName = z.string().min(1, 'expected a non-empty model name')
-const modelObject = z.strictObject({
-  name: modelName,
-  upstreamModel: modelName.optional(),
-  profile: modelProfileOverridesSchema.optional(),
-})
-
-/**
- * A model entry: a call name, or `{name, upstreamModel?, profile?}`. Checked against the one
- * schema its shape calls for, so that an error names the field (`models[1].profile.reasoning.min`)
- * instead of zod's "no union member matched".
- */
-const modelEntry = z
-  .custom<string | z.input<typeof modelObject>>(() => true)
-  .transform((value, context) => {
-    if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) {
-      context.addIssue({
-        code: 'custom',
-        message: 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
-      })
-      return z.NEVER
-    }
-    const result = (typeof value === 'string' ? modelName : modelObject).safeParse(value)
-    if (result.success) return result.data
-    for (const issue of result.error.issues) {
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
-    }
-    return z.NEVER
-  })
-
-const mockUpstream = z.strictObject({
-  provider: z.literal('mock'),
-  id: z.string().min(1).optional(),
-  weight: z.number().positive().optional(),
-  reply: z.string().optional(),
-  chunkDelayMs: z.number().int().nonnegative().optional(),
-  responses: z.boolean().optional(),
-})
-
-const httpUpstream = z.strictObject({
-  id: z.string().min(1).optional(),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
-  apiKey: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  weight: z.number().positive().optional(),
-  /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
-  responses: z.boolean().optional(),
-})
-
-const customUpstream = z.custom<UpstreamProvider>(
-  (value) => hasFunction(value, 'send'),
-  'expected an UpstreamProvider object',
-)
-
-/** An upstream entry as written: the mock, an HTTP upstream, or a provider object passed in code. */
-type UpstreamInput = z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
-
-/**
- * An upstream entry, checked against the one schema its shape calls for, so that an error names
- * the real problem instead of zod's "no union member matched".
- */
-const upstream = z
-  .custom<UpstreamInput>(() => true)
-  .transform((value, context) => {
-    const schema =
-      typeof value === 'object' && value !== null && 'provider' in value
-        ? mockUpstream
-        : hasFunction(value, 'send')
-          ? customUpstream
-          : httpUpstream
-    const result = schema.safeParse(value)
-    if (result.success) return result.data
-    for (const issue of result.error.issues) {
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
-    }
-    return z.NEVER
-  })
-
-const group = z.strictObject({
-  id: groupId,
-  protocol: z.enum(['openai', 'anthropic', 'gemini'], {
-    error: 'expected "openai", "anthropic" or "gemini"',
-  }),
-  models: z.array(modelEntry).min(1, 'a group serves at least one model'),
-  upstreams: z.array(upstream).min(1, 'a group needs at least one upstream'),
-})
-
-const perMinute = z.number().int().positive().optional()
-const budget = z.number().int().nonnegative().optional()
-
-/** A key's limits (`KeyLimits`): windows of at least 1, budgets of 0 or more (0 refuses all). */
-export const keyLimits = z.strictObject({
-  requestsPerMinute: perMinute,
-  inputTokensPerMinute: perMinute,
-  outputTokensPerMinute: perMinute,
-  concurrency: perMinute,
-  tokensPerDay: budget,
-  tokensPerMonth: budget,
-})
-
-const keyEntry = z
-  .strictObject({
-    key: z
-      .string()
-      .startsWith('sk-', 'keys start with "sk-"')
-      .min(20, 'keys are at least 20 characters long')
-      .optional(),
-    keyHash: z
-      .string()
-      .regex(/^sha256:[0-9a-fA-F]{64}$/, 'expected "sha256:" and 64 hex digits')
-      .optional(),
-    id: z.string().min(1).optional(),
-    name: z.string().min(1).optional(),
-    groups: z.array(z.string().min(1)).optional(),
-    quota: z.strictObject({ tokens: z.number().int().nonnegative().optional() }).optional(),
-    limits: keyLimits.optional(),
-    disabled: z.boolean().optional(),
-    expiresAt: z.iso.datetime({ offset: true }).optional(),
-  })
-  .refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), {
-    message: 'give exactly one of "key" or "keyHash"',
-  })
-
-const milliseconds = z.number().int().nonnegative()
-
-/**
- * Shared state: where keys, usage and limits live when several instances (or restarts) must
- * agree. The core only validates it; `createGatewayWithState` from `model-gateway/node` connects
- * the URLs (the core imports no driver).
- */
-export const stateConfigSchema = z.strictObject({
-  /** Redis URL: the usage meter is shared. */
-  redis: z
-    .string()
-    .regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')
-    .optional(),
-  /** PostgreSQL URL: keys and the usage ledger persist. */
-  postgres: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
-    .optional(),
-  /** Namespace of Redis keys and Postgres tables (default "mg"). */
-  prefix: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,23}$/, 'use 1 to 24 lowercase letters, digits and "_"')
-    .optional(),
-  /** Postgres schema of the tables (default: the connection's search_path). */
-  schema: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,29}$/, 'use up to 30 lowercase letters, digits and "_"')
-    .optional(),
-  /** How long Postgres key lookups are cached, found and not found (default 5000 ms each). */
-  keyCache: z
-    .strictObject({ ttlMs: milliseconds.optional(), negativeTtlMs: milliseconds.optional() })
-    .optional(),
-  /** Batching of the Postgres usage ledger. */
-  ledger: z
-    .strictObject({
-      flushIntervalMs: z.number().int().positive().optional(),
-      batchSize: z.number().int().positive().optional(),
-      maxQueue: z.number().int().positive().optional(),
-      drainTimeoutMs: milliseconds.optional(),
-    })
-    .optional(),
-  /** Longest a Redis call may take before the failure policy applies (default 200 ms). */
-  redisTimeoutMs: z.number().int().positive().max(60_000).optional(),
-  /** Lease of a reservation in the shared meter, renewed every third (default 60000 ms). */
-  leaseMs: z.number().int().min(1000).optional(),
-  /** What the shared meter does while Redis does not answer. */
-  onFailure: z
-    .strictObject({
-      budgets: z.enum(['closed', 'open']).optional(),
-      windows: z.enum(['local', 'closed']).optional(),
-      expectedInstances: z.number().int().positive().optional(),
-    })
-    .optional(),
-})
-
-const headerName = z
-  .string()
-  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')
-  .transform((name) => name.toLowerCase())
-  .refine((name) => !credentialHeaders.has(name), 'credential headers are never forwarded')
-  .refine(
-    (name) => !requestIdHeaders.includes(name),
-    'the gateway sends its own request id in this header',
-  )
-
-const plugin = <T>(method: string, what: string) =>
-  z.custom<T>((value) => hasFunction(value, method), `expected a ${what} object`)
-const fn = <T>(what: string) =>
-  z.custom<T>((value) => typeof value === 'function', `expected ${what} function`)
-
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
 
-/** The zod schema of `createGateway`'s config, checked once at creation. */
-export const gatewayConfigSchema = z
-  .strictObject({
-    groupIdRouting: z.boolean().default(false),
-    basePath: z
-      .string()
-      .regex(/^\/[^?#]*[^/?#]$/, 'expected a path such as "/llm", without a trailing slash')
-      .optional(),
-    maxBodyBytes: z
-      .number()
-      .int()
-      .positive()
-      .default(32 * 1024 * 1024),
-    maxResponseBytes: z
-      .number()
-      .int()
-      .positive()
-      .default(64 * 1024 * 1024),
-    upstreamTimeoutMs: z.number().int().positive().default(600_000),
-    defaultOutputTokens: z.number().int().positive().default(4096),
-    streamIdleTimeoutMs: z.number().int().positive().default(300_000),
-    maxStreamMs: z.number().int().positive().optional(),
-    maxInFlight: z.number().int().positive().optional(),
-    forwardHeaders: z.array(headerName).default([...defaultForwardHeaders]),
-    groups: z.array(group).optional(),
-    groupRegistry: plugin<GroupRegistry>('servingModel', 'GroupRegistry').optional(),
-    keys: z.array(keyEntry).optional(),
-    keyStore: plugin<KeyStore>('lookup', 'KeyStore').optional(),
-    usageMeter: plugin<UsageMeter>('reserve', 'UsageMeter').optional(),
-    usageLedger: plugin<UsageLedger>('record', 'UsageLedger').optional(),
-    state: stateConfigSchema.optional(),
-    responseStore: plugin<ResponseStore>('items', 'ResponseStore').optional(),
-    /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
-    upstreamSelector: plugin<UpstreamSelector>('select', 'UpstreamSelector').optional(),
-    // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
-    env: z.record(z.string(), z.unknown()).optional(),
-    fetch: fn<typeof fetch>('a fetch').optional(),
-    hashKey: fn<KeyHasher>('a key hash').optional(),
-    generateId: fn<() => string>('an id').optional(),
-    now: fn<() => number>('a clock').optional(),
-    random: fn<() => number>('a random').optional(),
-    onEvent: fn<(event: RequestEvent) => void>('an event').optional(),
+/**
+ * Builds the config's zod schemas. Called on the first config check, not at import: building
+ * them is a third of what importing the core costs, and a module that never checks a config (a
+ * Worker that imports the gateway to read its types, a test) should not pay it.
+ */
+function buildConfigSchemas() {
+  const groupId = z
+    .string()
+    .check(
+      z.regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
+      ),
+    )
+
+  const positiveInt = () => z.int().check(z.positive())
+  const nonNegativeInt = () => z.int().check(z.nonnegative())
+
+  const modelName = z.string().check(z.minLength(1, 'expected a non-empty model name'))
+  const modelObject = z.strictObject({
+    name: modelName,
+    upstreamModel: z.optional(modelName),
+    profile: z.optional(modelProfileOverridesSchema()),
   })
-  .superRefine((config, context) => {
-    const issue = (path: (string | number)[], message: string) =>
-      context.addIssue({ code: 'custom', path, message })
-    if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
-      issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
-    }
-    if (config.keys === undefined && config.keyStore === undefined) {
-      issue(['keys'], 'give "keys", a "keyStore", or both')
-    }
-    if (
-      config.state?.postgres !== undefined &&
-      (config.keyStore === undefined || config.usageLedger === undefined)
-    ) {
-      issue(
-        ['state', 'postgres'],
-        'the core cannot open database connections: use createGatewayWithState() from "model-gateway/node", or pass keyStore and usageLedger from "model-gateway/postgres"',
-      )
-    }
-    if (config.state?.redis !== undefined && config.usageMeter === undefined) {
-      issue(
-        ['state', 'redis'],
-        'the core opens no connections: use createGatewayWithState() from "model-gateway/node" (the CLI does), or pass usageMeter: createRedisUsageMeter({ client }) from "model-gateway/redis"',
-      )
-    }
-    const groupIds = new Set<string>()
-    config.groups?.forEach((entry, index) => {
-      if (groupIds.has(entry.id)) issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
-      groupIds.add(entry.id)
-      entry.upstreams.forEach((upstream, upstreamIndex) => {
-        if (entry.protocol !== 'openai' && 'responses' in upstream && upstream.responses === true)
-          issue(
-            ['groups', index, 'upstreams', upstreamIndex, 'responses'],
-            'only an upstream of an "openai" group can serve the Responses API',
-          )
-      })
-      const names = new Set<string>()
-      entry.models.forEach((model, modelIndex) => {
-        const name = typeof model === 'string' ? model : model.name
-        if (names.has(name))
-          issue(['groups', index, 'models', modelIndex], `duplicate model "${name}"`)
-        names.add(name)
-      })
-    })
-    const secrets = new Set<string>()
-    const ids = new Set<string>()
-    config.keys?.forEach((entry, index) => {
-      const secret = entry.key ?? entry.keyHash?.toLowerCase()
-      if (secret !== undefined && secrets.has(secret)) issue(['keys', index], 'duplicate key')
-      if (secret !== undefined) secrets.add(secret)
-      if (entry.id !== undefined && ids.has(entry.id))
-        issue(['keys', index, 'id'], `duplicate key id "${entry.id}"`)
-      if (entry.id !== undefined) ids.add(entry.id)
-      entry.groups?.forEach((name, groupIndex) => {
-        if (config.groups !== undefined && !groupIds.has(name)) {
-          issue(['keys', index, 'groups', groupIndex], `unknown group "${name}"`)
+
+  /**
+   * Checks a value against the one schema its shape calls for (`pick` returns it, or a message when
+   * no shape fits), so that an error names the field (`models[1].profile.reasoning.min`) instead of
+   * zod's "no union member matched". The chosen schema's issues are reported at their own paths.
+   */
+  function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
+    return z.pipe(
+      z.unknown(),
+      z.transform((value: unknown, payload): T => {
+        const schema = pick(value)
+        if (typeof schema === 'string') {
+          payload.issues.push({ code: 'custom', message: schema, input: value })
+          return z.NEVER
         }
-      })
-    })
+        const result = checkConfig(schema, value)
+        if (result.success) return result.data
+        for (const issue of result.error.issues) {
+          payload.issues.push({
+            code: 'custom',
+            message: issue.message,
+            path: issue.path,
+            input: value,
+          })
+        }
+        return z.NEVER
+      }),
+    )
+  }
+
+  /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
+  const modelEntry = oneOf<string | z.output<typeof modelObject>>((value) =>
+    typeof value === 'string'
+      ? modelName
+      : typeof value === 'object' && value !== null
+        ? modelObject
+        : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
+  )
+
+  const mockUpstream = z.strictObject({
+    provider: z.literal('mock'),
+    id: z.optional(z.string().check(z.minLength(1))),
+    weight: z.optional(z.number().check(z.positive())),
+    reply: z.optional(z.string()),
+    chunkDelayMs: z.optional(nonNegativeInt()),
+    responses: z.optional(z.boolean()),
   })
+
+  const httpUpstream = z.strictObject({
+    id: z.optional(z.string().check(z.minLength(1))),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+    apiKey: z.optional(z.string()),
+    headers: z.optional(z.record(z.string(), z.string())),
+    weight: z.optional(z.number().check(z.positive())),
+    /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
+    responses: z.optional(z.boolean()),
+  })
+
+  const customUpstream = z.custom<UpstreamProvider>(
+    (value) => hasFunction(value, 'send'),
+    'expected an UpstreamProvider object',
+  )
+
+  /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
+  const upstream = oneOf<
+    z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
+  >((value) =>
+    typeof value === 'object' && value !== null && 'provider' in value
+      ? mockUpstream
+      : hasFunction(value, 'send')
+        ? customUpstream
+        : httpUpstream,
+  )
+
+  /** An upstream entry as written. */
+  type UpstreamInput =
+    z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
+
+  const group = z.strictObject({
+    id: groupId,
+    protocol: z.enum(['openai', 'anthropic', 'gemini'], {
+      error: 'expected "openai", "anthropic" or "gemini"',
+    }),
+    models: z
+      .array(modelEntry)
+      .check(z.minLength(1, 'a group serves at least one model')) as z.ZodMiniType<
+      (string | z.output<typeof modelObject>)[],
+      (string | z.input<typeof modelObject>)[]
+    >,
+    upstreams: z
+      .array(upstream)
+      .check(z.minLength(1, 'a group needs at least one upstream')) as z.ZodMiniType<
+      (z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider)[],
+      UpstreamInput[]
+    >,
+  })
+
+  const perMinute = z.optional(positiveInt())
+  const budget = z.optional(nonNegativeInt())
+
+  /** A key's limits (`KeyLimits`): windows of at least 1, budgets of 0 or more (0 refuses all). */
+  const keyLimits = z.strictObject({
+    requestsPerMinute: perMinute,
+    inputTokensPerMinute: perMinute,
+    outputTokensPerMinute: perMinute,
+    concurrency: perMinute,
+    tokensPerDay: budget,
+    tokensPerMonth: budget,
+  })
+
+  const keyEntry = z
+    .strictObject({
+      key: z.optional(
+        z
+          .string()
+          .check(
+            z.startsWith('sk-', 'keys start with "sk-"'),
+            z.minLength(20, 'keys are at least 20 characters long'),
+          ),
+      ),
+      keyHash: z.optional(
+        z
+          .string()
+          .check(z.regex(/^sha256:[0-9a-fA-F]{64}$/, 'expected "sha256:" and 64 hex digits')),
+      ),
+      id: z.optional(z.string().check(z.minLength(1))),
+      name: z.optional(z.string().check(z.minLength(1))),
+      groups: z.optional(z.array(z.string().check(z.minLength(1)))),
+      quota: z.optional(z.strictObject({ tokens: z.optional(nonNegativeInt()) })),
+      limits: z.optional(keyLimits),
+      disabled: z.optional(z.boolean()),
+      expiresAt: z.optional(z.iso.datetime({ offset: true })),
+    })
+    .check(
+      z.refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), {
+        message: 'give exactly one of "key" or "keyHash"',
+      }),
+    )
+
+  const milliseconds = nonNegativeInt()
+
+  /**
+   * Shared state: where keys, usage and limits live when several instances (or restarts) must
+   * agree. The core only validates it; `createGatewayWithState` from `model-gateway/node` connects
+   * the URLs (the core imports no driver).
+   */
+  const stateConfigSchema = z.strictObject({
+    /** Redis URL: the usage meter is shared. */
+    redis: z.optional(
+      z.string().check(z.regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')),
+    ),
+    /** PostgreSQL URL: keys and the usage ledger persist. */
+    postgres: z.optional(
+      z
+        .string()
+        .check(z.regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')),
+    ),
+    /** Namespace of Redis keys and Postgres tables (default "mg"). */
+    prefix: z.optional(
+      z
+        .string()
+        .check(z.regex(/^[a-z][a-z0-9_]{0,23}$/, 'use 1 to 24 lowercase letters, digits and "_"')),
+    ),
+    /** Postgres schema of the tables (default: the connection's search_path). */
+    schema: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(/^[a-z_][a-z0-9_]{0,29}$/, 'use up to 30 lowercase letters, digits and "_"'),
+        ),
+    ),
+    /** How long Postgres key lookups are cached, found and not found (default 5000 ms each). */
+    keyCache: z.optional(
+      z.strictObject({ ttlMs: z.optional(milliseconds), negativeTtlMs: z.optional(milliseconds) }),
+    ),
+    /** Batching of the Postgres usage ledger. */
+    ledger: z.optional(
+      z.strictObject({
+        flushIntervalMs: z.optional(positiveInt()),
+        batchSize: z.optional(positiveInt()),
+        maxQueue: z.optional(positiveInt()),
+        drainTimeoutMs: z.optional(milliseconds),
+      }),
+    ),
+    /** Longest a Redis call may take before the failure policy applies (default 200 ms). */
+    redisTimeoutMs: z.optional(positiveInt().check(z.maximum(60_000))),
+    /** Lease of a reservation in the shared meter, renewed every third (default 60000 ms). */
+    leaseMs: z.optional(z.int().check(z.minimum(1000))),
+    /** What the shared meter does while Redis does not answer. */
+    onFailure: z.optional(
+      z.strictObject({
+        budgets: z.optional(z.enum(['closed', 'open'])),
+        windows: z.optional(z.enum(['local', 'closed'])),
+        expectedInstances: z.optional(positiveInt()),
+      }),
+    ),
+  })
+
+  /** A header name, lower-cased: never a credential header, never one the gateway sets itself. */
+  const headerName = z.pipe(
+    z.string().check(z.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')),
+    z.transform((name: string, payload) => {
+      const lower = name.toLowerCase()
+      const problem = credentialHeaders.has(lower)
+        ? 'credential headers are never forwarded'
+        : requestIdHeaders.includes(lower)
+          ? 'the gateway sends its own request id in this header'
+          : undefined
+      if (problem !== undefined)
+        // `continue`: like a refinement, the problem does not stop the checks of the rest
+        payload.issues.push({ code: 'custom', message: problem, input: name, continue: true })
+      return lower
+    }),
+  )
+
+  const plugin = <T>(method: string, what: string) =>
+    z.custom<T>((value) => hasFunction(value, method), `expected a ${what} object`)
+  const fn = <T>(what: string) =>
+    z.custom<T>((value) => typeof value === 'function', `expected ${what} function`)
+
+  /** The zod schema of `createGateway`'s config, checked once at creation. */
+  const gatewayConfigSchema = z
+    .strictObject({
+      groupIdRouting: z._default(z.boolean(), false),
+      basePath: z.optional(
+        z
+          .string()
+          .check(
+            z.regex(/^\/[^?#]*[^/?#]$/, 'expected a path such as "/llm", without a trailing slash'),
+          ),
+      ),
+      maxBodyBytes: z._default(positiveInt(), 32 * 1024 * 1024),
+      maxResponseBytes: z._default(positiveInt(), 64 * 1024 * 1024),
+      upstreamTimeoutMs: z._default(positiveInt(), 600_000),
+      defaultOutputTokens: z._default(positiveInt(), 4096),
+      streamIdleTimeoutMs: z._default(positiveInt(), 300_000),
+      maxStreamMs: z.optional(positiveInt()),
+      maxInFlight: z.optional(positiveInt()),
+      forwardHeaders: z._default(z.array(headerName), () => [...defaultForwardHeaders]),
+      groups: z.optional(z.array(group)),
+      groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
+      keys: z.optional(z.array(keyEntry)),
+      keyStore: z.optional(plugin<KeyStore>('lookup', 'KeyStore')),
+      usageMeter: z.optional(plugin<UsageMeter>('reserve', 'UsageMeter')),
+      usageLedger: z.optional(plugin<UsageLedger>('record', 'UsageLedger')),
+      state: z.optional(stateConfigSchema),
+      responseStore: z.optional(plugin<ResponseStore>('items', 'ResponseStore')),
+      /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
+      upstreamSelector: z.optional(plugin<UpstreamSelector>('select', 'UpstreamSelector')),
+      // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
+      env: z.optional(z.record(z.string(), z.unknown())),
+      fetch: z.optional(fn<typeof fetch>('a fetch')),
+      hashKey: z.optional(fn<KeyHasher>('a key hash')),
+      generateId: z.optional(fn<() => string>('an id')),
+      now: z.optional(fn<() => number>('a clock')),
+      random: z.optional(fn<() => number>('a random')),
+      onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+    })
+    .check(
+      z.superRefine((config, context) => {
+        const issue = (path: (string | number)[], message: string) =>
+          context.addIssue({ code: 'custom', path, message })
+        if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
+          issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
+        }
+        if (config.keys === undefined && config.keyStore === undefined) {
+          issue(['keys'], 'give "keys", a "keyStore", or both')
+        }
+        if (
+          config.state?.postgres !== undefined &&
+          (config.keyStore === undefined || config.usageLedger === undefined)
+        ) {
+          issue(
+            ['state', 'postgres'],
+            'the core cannot open database connections: use createGatewayWithState() from "model-gateway/node", or pass keyStore and usageLedger from "model-gateway/postgres"',
+          )
+        }
+        if (config.state?.redis !== undefined && config.usageMeter === undefined) {
+          issue(
+            ['state', 'redis'],
+            'the core opens no connections: use createGatewayWithState() from "model-gateway/node" (the CLI does), or pass usageMeter: createRedisUsageMeter({ client }) from "model-gateway/redis"',
+          )
+        }
+        const groupIds = new Set<string>()
+        config.groups?.forEach((entry, index) => {
+          if (groupIds.has(entry.id))
+            issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
+          groupIds.add(entry.id)
+          entry.upstreams.forEach((upstream, upstreamIndex) => {
+            if (
+              entry.protocol !== 'openai' &&
+              'responses' in upstream &&
+              upstream.responses === true
+            )
+              issue(
+                ['groups', index, 'upstreams', upstreamIndex, 'responses'],
+                'only an upstream of an "openai" group can serve the Responses API',
+              )
+          })
+          const names = new Set<string>()
+          entry.models.forEach((model, modelIndex) => {
+            const name = typeof model === 'string' ? model : model.name
+            if (names.has(name))
+              issue(['groups', index, 'models', modelIndex], `duplicate model "${name}"`)
+            names.add(name)
+          })
+        })
+        const secrets = new Set<string>()
+        const ids = new Set<string>()
+        config.keys?.forEach((entry, index) => {
+          const secret = entry.key ?? entry.keyHash?.toLowerCase()
+          if (secret !== undefined && secrets.has(secret)) issue(['keys', index], 'duplicate key')
+          if (secret !== undefined) secrets.add(secret)
+          if (entry.id !== undefined && ids.has(entry.id))
+            issue(['keys', index, 'id'], `duplicate key id "${entry.id}"`)
+          if (entry.id !== undefined) ids.add(entry.id)
+          entry.groups?.forEach((name, groupIndex) => {
+            if (config.groups !== undefined && !groupIds.has(name)) {
+              issue(['keys', index, 'groups', groupIndex], `unknown group "${name}"`)
+            }
+          })
+        })
+      }),
+    )
+
+  return { gatewayConfigSchema, stateConfigSchema }
+}
+
+type ConfigSchemas = ReturnType<typeof buildConfigSchemas>
+let built: ConfigSchemas | undefined
+
+/** The zod schemas of `createGateway`'s config and of its `state` section, built once. */
+export function configSchemas(): ConfigSchemas {
+  return (built ??= buildConfigSchemas())
+}
 
 /** Lets readonly arrays in, so that a config written `as const` type-checks. */
 type AcceptReadonly<T> = T extends (...args: never[]) => unknown
@@ -334,10 +392,10 @@ type AcceptReadonly<T> = T extends (...args: never[]) => unknown
       : T
 
 /** The config `createGateway` accepts: JSON-serialisable, or with plug-in objects in code. */
-export type GatewayConfig = AcceptReadonly<z.input<typeof gatewayConfigSchema>>
+export type GatewayConfig = AcceptReadonly<z.input<ConfigSchemas['gatewayConfigSchema']>>
 
 /** The config after validation and defaults. */
-export type ValidGatewayConfig = z.output<typeof gatewayConfigSchema>
+export type ValidGatewayConfig = z.output<ConfigSchemas['gatewayConfigSchema']>
 
 /** The `state` section of a config, after validation. */
-export type StateConfig = z.output<typeof stateConfigSchema>
+export type StateConfig = z.output<ConfigSchemas['stateConfigSchema']>

@@ -1,8 +1,9 @@
 import type { KeyStore } from '../auth/key-store'
 import { createCompositeKeyStore } from '../auth/composite-key-store'
 import { expandEnv, type MissingEnv } from '../config/expand-env'
+import { checkConfig } from '../config/check-config'
 import { GatewayConfigError, type ConfigIssue } from '../config/parse-config'
-import { stateConfigSchema, type GatewayConfig, type StateConfig } from '../config/schema'
+import { configSchemas, type GatewayConfig, type StateConfig } from '../config/schema'
 import { createGateway, type GatewayHandler } from '../gateway'
 import type { PostgresOptions } from '../postgres/client'
 import { createPostgresKeyStore, type PostgresKeyStore } from '../postgres/key-store'
@@ -68,7 +69,7 @@ export function readStateConfig(
     path,
     message: `environment variable ${name} is not set`,
   }))
-  const result = stateConfigSchema.safeParse(expanded)
+  const result = checkConfig(configSchemas().stateConfigSchema, expanded)
   if (!result.success) {
     for (const issue of result.error.issues) {
       issues.push({ path: ['state', ...issue.path].join('.'), message: issue.message })

@@ -1,46 +1,52 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
+import { checkConfig } from '../config/check-config'
 
-const count = z.number().int().nonnegative()
+const count = z.int().check(z.nonnegative())
 const when = z.union([
   z.date(),
   z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time' }),
 ])
 
-const limitsFor = <T extends z.ZodType>(value: T) =>
+const limitsFor = <T extends z.ZodMiniType>(value: T) =>
   z.strictObject({
-    requestsPerMinute: value.optional(),
-    inputTokensPerMinute: value.optional(),
-    outputTokensPerMinute: value.optional(),
-    concurrency: value.optional(),
-    tokensPerDay: value.optional(),
-    tokensPerMonth: value.optional(),
+    requestsPerMinute: z.optional(value),
+    inputTokensPerMinute: z.optional(value),
+    outputTokensPerMinute: z.optional(value),
+    concurrency: z.optional(value),
+    tokensPerDay: z.optional(value),
+    tokensPerMonth: z.optional(value),
   })
+
+const keyId = z
+  .string()
+  .check(
+    z.regex(
+      /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
+      'ids are 1 to 128 letters, digits, ".", "_", ":" and "-"',
+    ),
+  )
+const keyName = z.string().check(z.minLength(1), z.maxLength(200))
+const groupList = z.array(z.string().check(z.minLength(1)))
 
 /** What `createKey` takes. */
 export const createKeyInputSchema = z.strictObject({
   /** The key's id in usage records; default `key_<public id>`. */
-  id: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
-      'ids are 1 to 128 letters, digits, ".", "_", ":" and "-"',
-    )
-    .optional(),
-  name: z.string().min(1).max(200).optional(),
-  groups: z.array(z.string().min(1)).optional(),
-  quotaTokens: count.optional(),
-  limits: limitsFor(count).optional(),
-  expiresAt: when.optional(),
+  id: z.optional(keyId),
+  name: z.optional(keyName),
+  groups: z.optional(groupList),
+  quotaTokens: z.optional(count),
+  limits: z.optional(limitsFor(count)),
+  expiresAt: z.optional(when),
 })
 
 /** What `updateKey` takes: absent fields stay as they are; `null` clears one. */
 export const updateKeyInputSchema = z.strictObject({
-  name: z.string().min(1).max(200).nullable().optional(),
-  groups: z.array(z.string().min(1)).nullable().optional(),
-  quotaTokens: count.nullable().optional(),
+  name: z.optional(z.nullable(keyName)),
+  groups: z.optional(z.nullable(groupList)),
+  quotaTokens: z.optional(z.nullable(count)),
   /** Merged into the key's limits; a `null` limit is removed. */
-  limits: limitsFor(count.nullable()).optional(),
-  expiresAt: when.nullable().optional(),
+  limits: z.optional(limitsFor(z.nullable(count))),
+  expiresAt: z.optional(z.nullable(when)),
 })
 
 /** The input of `createKey`. */
@@ -61,8 +67,8 @@ export class KeyAdminError extends Error {
  *
  * @throws KeyAdminError listing every bad field
  */
-export function parseKeyInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const result = schema.safeParse(input)
+export function parseKeyInput<T extends z.ZodMiniType>(schema: T, input: unknown): z.output<T> {
+  const result = checkConfig(schema, input)
   if (result.success) return result.data
   throw new KeyAdminError(
     result.error.issues
