@@ -1,5 +1,11 @@
 import { defineConfig } from 'tsup'
 
+// The dependencies are bundled, tree-shaken (ADR 0016): the config schemas use `zod/mini` and its
+// English messages only, where importing the package would load `zod/mini` whole and every
+// locale; and a bundled eventsource-parser spares the core a package resolution at import. zod
+// stays a dependency for the types of `GatewayConfig`.
+const bundled = ['zod', 'eventsource-parser']
+
 export default defineConfig([
   {
     // The core: Web APIs only, so `platform: 'neutral'` keeps Node built-ins out of it.
@@ -10,7 +16,7 @@ export default defineConfig([
     dts: true,
     sourcemap: true,
     clean: true,
-    external: ['zod', 'eventsource-parser'],
+    noExternal: bundled,
   },
   {
     // Keys, ledger and migrations over a client the user brings: no driver, no `node:`.
@@ -20,7 +26,7 @@ export default defineConfig([
     target: 'es2022',
     dts: true,
     sourcemap: true,
-    external: ['zod', 'eventsource-parser'],
+    noExternal: bundled,
   },
   {
     // The Node bridge and CLI: the only code that imports `node:`.
@@ -31,7 +37,8 @@ export default defineConfig([
     dts: { entry: { 'node/index': 'src/node/index.ts' } },
     sourcemap: true,
     // `pg` and `redis` are optional peer dependencies, imported only when a config names them.
-    external: ['zod', 'eventsource-parser', 'model-gateway', 'pg', 'redis'],
+    external: ['model-gateway', 'pg', 'redis'],
+    noExternal: bundled,
   },
   {
     // The Redis usage meter: Web APIs only, over a client the user brings (no driver imported).
@@ -41,6 +48,7 @@ export default defineConfig([
     target: 'es2022',
     dts: true,
     sourcemap: true,
-    external: ['zod', 'eventsource-parser', 'model-gateway'],
+    external: ['model-gateway'],
+    noExternal: bundled,
   },
 ])
