@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import { describe, expect, it } from 'vitest'
-import { createGateway, GatewayConfigError, type GatewayConfig } from '../../src/index'
+import { createGateway } from '../../src/index'
+import { configError } from '../helpers/config-error'
 
 const group = {
   id: 'demo',
@@ -11,13 +12,7 @@ const group = {
 const key = 'sk-config-messages-0123456789'
 
 function issuesOf(config: unknown): { path: string; message: string }[] {
-  try {
-    createGateway(config as GatewayConfig)
-  } catch (error) {
-    if (error instanceof GatewayConfigError) return error.issues.map((issue) => ({ ...issue }))
-    throw error
-  }
-  throw new Error('The config was accepted.')
+  return configError(config).issues.map((issue) => ({ ...issue }))
 }
 
 // The config schemas moved from classic zod to zod/mini (ADR 0016); these are the messages users

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createGateway, GatewayConfigError, hashKey, type GatewayConfig } from '../../src/index'
+import { createGateway, hashKey } from '../../src/index'
+import { configError } from '../helpers/config-error'
 import { gatewayUrl } from '../helpers/gateway'
 
 const group = {
@@ -9,16 +10,6 @@ const group = {
   upstreams: [{ provider: 'mock' }],
 } as const
 const key = 'sk-config-test-0123456789abcdef'
-
-function configError(config: unknown): GatewayConfigError {
-  try {
-    createGateway(config as GatewayConfig)
-  } catch (error) {
-    if (error instanceof GatewayConfigError) return error
-    throw error
-  }
-  throw new Error('The config was accepted.')
-}
 
 describe('createGateway config validation', () => {
   it('throws one error that lists every bad field by its path', () => {
