@@ -1,5 +1,7 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
 import type { UpstreamSelector } from './failover/upstream-selector'
+import type { RetryBudget } from './failover/retry-budget'
+import type { RetryPolicy } from './failover/retry-policy'
 import type { GatewayRequest } from './http/gateway-request'
 import type { RequestEvent } from './observability/request-event'
 import type { ResponseStore } from './response-store/response-store'
@@ -20,6 +22,8 @@ export type GatewayRuntime = {
   responseStore: ResponseStore
   /** Chooses the upstream of each attempt and keeps the upstreams' health. */
   selector: UpstreamSelector
+  /** The retry budget of a group, made on first use (one per group id, per gateway). */
+  retryBudget: (groupId: string, policy: RetryPolicy) => RetryBudget
   groupIdRouting: boolean
   maxBodyBytes: number
   maxResponseBytes: number

@@ -32,6 +32,7 @@ import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
 import { createWeightedSelector } from './failover/weighted-selector'
+import { createRetryBudgets } from './failover/retry-budget'
 import type { UsageOutcome } from './usage/usage-meter'
 
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
@@ -111,6 +112,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     keyStore: () => keyStorePromise,
     registry,
     selector: valid.upstreamSelector ?? createWeightedSelector({ registry, random }),
+    retryBudget: createRetryBudgets(now),
     meter,
     ledger: valid.usageLedger,
     responseStore,

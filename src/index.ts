@@ -64,6 +64,9 @@ export type {
   UpstreamSelector,
 } from './failover/upstream-selector'
 export { createWeightedSelector } from './failover/weighted-selector'
+export { defaultRetryPolicy } from './failover/retry-policy'
+export type { RetryBudgetSettings, RetryPolicy, RetrySettings } from './failover/retry-policy'
+export type { AttemptPhase, UpstreamAttempt } from './observability/upstream-attempt'
 export type { WeightedSelectorOptions } from './failover/weighted-selector'
 export type { ProtocolName } from './protocols/protocol-name'
 export type {

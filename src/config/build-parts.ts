@@ -24,6 +24,7 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
   return {
     id: group.id,
     protocol: group.protocol,
+    ...(group.retry === undefined ? {} : { retry: group.retry }),
     models: group.models.map((model) =>
       typeof model === 'string'
         ? { name: model, upstreamModel: model }
@@ -31,6 +32,7 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
             name: model.name,
             upstreamModel: model.upstreamModel ?? model.name,
             ...(model.profile === undefined ? {} : { profile: model.profile }),
+            ...(model.fallbacks === undefined ? {} : { fallbacks: model.fallbacks }),
           },
     ),
     upstreams: group.upstreams.map((entry, index): UpstreamProvider => {

@@ -45,6 +45,10 @@ function buildConfigSchemas() {
     name: modelName,
     upstreamModel: z.optional(modelName),
     profile: z.optional(modelProfileOverridesSchema()),
+    /** `<group>/<model>` call names tried in order once this group has no upstream left. */
+    fallbacks: z.optional(
+      z.array(z.string().check(z.regex(/^[^/]+\/.+$/, 'expected "<group>/<model>"'))),
+    ),
   })
 
   /**
@@ -124,6 +128,22 @@ function buildConfigSchemas() {
   type UpstreamInput =
     z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
 
+  // Failover (issue 9): how a group's calls are retried; defaults in `defaultRetryPolicy`.
+  const retrySettings = z.strictObject({
+    attempts: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
+    deadlineMs: z.optional(nonNegativeInt()),
+    backoffMs: z.optional(nonNegativeInt()),
+    maxBackoffMs: z.optional(nonNegativeInt()),
+    maxRetryAfterMs: z.optional(nonNegativeInt()),
+    budget: z.optional(
+      z.strictObject({
+        share: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+        minRetries: z.optional(nonNegativeInt()),
+        windowMs: z.optional(positiveInt()),
+      }),
+    ),
+  })
+
   const group = z.strictObject({
     id: groupId,
     protocol: z.enum(['openai', 'anthropic', 'gemini'], {
@@ -141,6 +161,7 @@ function buildConfigSchemas() {
       (z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider)[],
       UpstreamInput[]
     >,
+    retry: z.optional(retrySettings),
   })
 
   const perMinute = z.optional(positiveInt())
@@ -351,6 +372,28 @@ function buildConfigSchemas() {
             if (names.has(name))
               issue(['groups', index, 'models', modelIndex], `duplicate model "${name}"`)
             names.add(name)
+          })
+        })
+        // Failover: each fallback names a model of a known group.
+        config.groups?.forEach((entry, index) => {
+          entry.models.forEach((model, modelIndex) => {
+            if (typeof model === 'string') return
+            model.fallbacks?.forEach((name, fallbackIndex) => {
+              const slash = name.indexOf('/')
+              const target = config.groups?.find((other) => other.id === name.slice(0, slash))
+              const modelName = name.slice(slash + 1)
+              const known = target?.models.some(
+                (other) => (typeof other === 'string' ? other : other.name) === modelName,
+              )
+              if (known !== true) {
+                issue(
+                  ['groups', index, 'models', modelIndex, 'fallbacks', fallbackIndex],
+                  target === undefined
+                    ? `unknown group "${name.slice(0, slash)}"`
+                    : `group "${target.id}" serves no model "${modelName}"`,
+                )
+              }
+            })
           })
         })
         const secrets = new Set<string>()

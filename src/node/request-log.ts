@@ -1,5 +1,6 @@
 import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked
@@ -19,6 +20,10 @@ export function formatRequestLog(event: RequestEvent): string {
   ]
   if (event.model !== undefined) parts.push(`model=${logField(event.model)}`)
   if (event.group !== undefined) parts.push(`group=${logField(event.group)}`)
+  // Retries and fallbacks only: one attempt is the usual case, already said by group and status.
+  if (event.attempts !== undefined && event.attempts.length > 1) {
+    parts.push(`attempts=${logField(event.attempts.map(formatAttempt).join(','))}`)
+  }
   if (event.stream === true) parts.push('stream')
   if (event.usage !== undefined) {
     parts.push(`tokens=${event.usage.inputTokens}+${event.usage.outputTokens}`)
@@ -31,4 +36,10 @@ export function formatRequestLog(event: RequestEvent): string {
   parts.push(event.outcome, `${event.durationMs}ms`)
   if (event.error !== undefined) parts.push(`error=${logField(event.error.message)}`)
   return parts.join(' ')
+}
+
+/** `group/upstream:status:verdict`, with the masked pooled key when there is one. */
+function formatAttempt(attempt: UpstreamAttempt): string {
+  const key = attempt.credential === undefined ? '' : `[${attempt.credential}]`
+  return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}`
 }

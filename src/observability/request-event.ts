@@ -1,4 +1,5 @@
 import type { Adjustment } from '../models/model-target'
+import type { UpstreamAttempt } from './upstream-attempt'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
 
 /**
@@ -35,4 +36,10 @@ export type RequestEvent = {
    * when nothing was changed.
    */
   adjustments?: readonly Adjustment[] | undefined
+  /**
+   * The upstream attempts of a generation call, in order (`UpstreamAttempt`): one when the first
+   * answered; several when the gateway retried or fell back. `group` and `provider` above are the
+   * last attempt's.
+   */
+  attempts?: readonly UpstreamAttempt[] | undefined
 }

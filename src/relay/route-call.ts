@@ -49,6 +49,24 @@ export function routeCall(
 }
 
 /**
+ * The same call sent along another route (a fallback): the output allowance is that route's —
+ * the client's own limit when it set one, else the fallback model's default — and so is the
+ * estimate's output part.
+ */
+export function rerouteCall(runtime: GatewayRuntime, routed: RoutedCall, route: Route): RoutedCall {
+  const requested = routed.output.requested ? routed.output.limit : undefined
+  const output = outputAllowance(requested, route, runtime)
+  const estimate = { inputTokens: routed.estimate.inputTokens, outputTokens: output.reserve }
+  return {
+    ...routed,
+    route,
+    output,
+    estimate,
+    estimatedTokens: estimate.inputTokens + estimate.outputTokens,
+  }
+}
+
+/**
  * What a call is expected to use: the body's estimate as input, the output allowance as output.
  * Budgets hold the total; the per-minute input and output windows each take their part.
  */

@@ -2,6 +2,7 @@ import type { MaybePromise } from '../internal/maybe-promise'
 import type { ModelProfileOverrides } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamProvider } from '../upstream/provider'
+import type { RetrySettings } from '../failover/retry-policy'
 
 /**
  * A model a group serves: the call name clients send, the name its upstreams expect, and the
@@ -11,6 +12,11 @@ export type ModelEntry = {
   name: string
   upstreamModel: string
   profile?: ModelProfileOverrides | undefined
+  /**
+   * Where calls go when this group has no upstream left to try: `<group>/<model>` call names,
+   * tried in order, each in its group's protocol (the request translated when it differs).
+   */
+  fallbacks?: readonly string[] | undefined
 }
 
 /** A pool of upstreams of one protocol family, serving a set of model call names. */
@@ -19,6 +25,8 @@ export type Group = {
   protocol: ProtocolName
   models: readonly ModelEntry[]
   upstreams: readonly UpstreamProvider[]
+  /** How the group's calls are retried and failed over (defaults: `defaultRetryPolicy`). */
+  retry?: RetrySettings | undefined
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import { settledUsage, type CallProgress } from './settled-usage'
 import type {
   Reservation,
@@ -7,6 +8,16 @@ import type {
   UsageOutcome,
   UsageRecord,
 } from './usage-meter'
+
+/** What a usage record says of the call, besides its usage and outcome. */
+export type MeteredDetails = {
+  groupId: string
+  providerId: string
+  model: string
+  upstreamModel: string
+  stream: boolean
+  attempts?: readonly UpstreamAttempt[] | undefined
+}
 
 /** A request admitted by the meter: it settles exactly once, however it ends. */
 export type MeteredRequest = {
@@ -26,7 +37,9 @@ export type MeteredRequest = {
 }
 
 /**
- * Wraps a reservation so that ok, error and abort paths all settle it once. The meter's promise,
+ * Wraps a reservation so that ok, error and abort paths all settle it once. `details` and
+ * `estimate` are read when it settles, so the attempt loop can point them at the attempt that
+ * answered. The meter's promise,
  * if any, goes to `waitUntil` (Workers keep running until it resolves); a failing meter is
  * reported through the request's event, never as an unhandled rejection.
  *
@@ -38,13 +51,7 @@ export function startMeteredRequest(
   runtime: GatewayRuntime,
   scope: RequestScope,
   reservation: Reservation,
-  details: {
-    groupId: string
-    providerId: string
-    model: string
-    upstreamModel: string
-    stream: boolean
-  },
+  details: MeteredDetails,
   estimate: TokenEstimate,
 ): MeteredRequest {
   let finished = false

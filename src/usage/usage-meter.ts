@@ -1,3 +1,4 @@
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { KeyLimitSettings, KeyLimits, LimitName } from './key-limits'
 
@@ -45,6 +46,12 @@ export type UsageRecord = {
   /** Epoch milliseconds. */
   startedAt: number
   durationMs: number
+  /**
+   * The upstream attempts the request made, in order; the last one answered, when any did.
+   * `groupId`, `providerId` and `upstreamModel` are the answering attempt's (a fallback's, when
+   * it answered). Absent for a request refused before any upstream was chosen.
+   */
+  attempts?: readonly UpstreamAttempt[] | undefined
 }
 
 /** The tokens a request is expected to use, held until it settles. */

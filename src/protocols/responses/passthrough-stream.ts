@@ -5,7 +5,7 @@ import type { SseMessage } from '../../sse/sse-message'
 import { serializeSse } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
 import { readResponsesUsage } from './canonical-usage'
-import { responsesErrorObject, responsesFailure } from './errors'
+import { responsesErrorObject, responsesEventError, responsesFailure } from './errors'
 
 /** The terminal events: the only ones carrying usage (RESP-STR-11). */
 const terminals = new Set(['response.completed', 'response.incomplete', 'response.failed'])
@@ -32,6 +32,8 @@ export function responsesPassthroughStream(): SseTranslator {
   let lastSequence = -1
   let identity: Record<string, unknown> = {}
   let ended = false
+  // Whether an event other than a comment has come: an error before any is the upstream's refusal.
+  let begun = false
 
   const failed = (error: GatewayError): string => {
     const object = responsesErrorObject(error)
@@ -62,6 +64,18 @@ export function responsesPassthroughStream(): SseTranslator {
       const start = message.data.slice(0, head)
       const type = message.event ?? typePattern.exec(start)?.[1]
       const sequence = sequencePattern.exec(start)?.[1]
+      if (type === 'error' && !begun) {
+        // An error before any event (an overloaded upstream) is a failure before the first byte:
+        // answered with its status, or tried elsewhere, never relayed as a stream of one error.
+        const parsed = parseJson(message.data)
+        ended = true
+        return {
+          frames: [],
+          final: 'error',
+          error: responsesEventError(parsed.ok ? parsed.value : undefined, 'The upstream failed.'),
+        }
+      }
+      begun = true
       if (sequence !== undefined) lastSequence = Math.max(lastSequence, Number(sequence))
       if (type === 'response.created') {
         const parsed = parseJson(message.data)

@@ -1,0 +1,34 @@
+import type { AttemptVerdict } from '../failover/upstream-selector'
+
+/**
+ * How far an attempt got:
+ * - `connect`: no answer (the connection failed or was reset, or no status came in time);
+ * - `headers`: the upstream answered a status (a non-2xx attempt ends here);
+ * - `first-byte`: a 2xx answer's body, before anything reached the client (a JSON answer, read and
+ *   checked whole, then sent; a stream up to its first event);
+ * - `stream`: a stream whose events had begun to reach the client.
+ */
+export type AttemptPhase = 'connect' | 'headers' | 'first-byte' | 'stream'
+
+/**
+ * One upstream attempt of a request, as `onEvent` records, usage records and the request log carry
+ * them, in the order they were made. A request answered at the first try has one.
+ */
+export type UpstreamAttempt = {
+  /** The group of the upstream: the model's own, or a fallback's. */
+  group: string
+  upstream: string
+  /** The pooled key the attempt used, masked (`sk-…abcd`), for an upstream with a key pool. */
+  credential?: string | undefined
+  /** The upstream's HTTP status, or the status of the error event its stream began with. */
+  status?: number | undefined
+  phase: AttemptPhase
+  /** `answered`: its answer went to the client; `failed`: another attempt or an error followed. */
+  outcome: 'answered' | 'failed' | 'aborted'
+  /** What the attempt told the upstream selector about the upstream's health. */
+  verdict: AttemptVerdict['kind']
+  /** The gateway's error code of a failed attempt (`upstream_error`, `rate_limited`…). */
+  error?: string | undefined
+  /** From the attempt's start until it answered (a stream: its first event) or failed. */
+  durationMs: number
+}

@@ -1,0 +1,94 @@
+import { GatewayError } from '../errors'
+import type { Selection } from '../failover/upstream-selector'
+import { jsonContentType, textAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { yieldToIo } from '../internal/yield-to-io'
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { openExchange } from '../upstream/exchange'
+import { isEventStream, notAnEventStream, readUpstreamJson } from '../upstream/read-upstream-answer'
+import { readUpstreamError } from '../upstream/read-upstream-error'
+import { scrubGatewayError } from '../upstream/secret-scrubber'
+import { sendUpstream } from '../upstream/upstream-answer'
+import { setRequestIdHeaders } from '../upstream/upstream-headers'
+import type { MeteredRequest } from '../usage/metered-request'
+import type { CallPlan } from './relay-call'
+import { relaySse } from './relay-sse'
+
+/**
+ * Makes one attempt of a call on the upstream chosen for it, and relays its answer: JSON, or SSE
+ * through the plan's translator. The answer is checked before it is trusted (a 2xx that is not
+ * what the protocol sends is a 502). An answer settles the request's usage (a stream when it
+ * ends); a failure settles nothing, since the attempt loop may try again, and is thrown named
+ * (`classifyUpstreamFailure`) and scrubbed of the upstream's secrets. Nothing reaches the client
+ * before the attempt has an answer for it, so a thrown failure can always be retried.
+ *
+ * `record` is kept up to date as the attempt goes: its phase and the upstream's status.
+ *
+ * @param onSent called once the call is on its way upstream
+ */
+export async function attemptCall(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  plan: CallPlan,
+  selection: Selection,
+  metered: MeteredRequest,
+  record: UpstreamAttempt,
+  onSent: () => void,
+): Promise<GatewayAnswer> {
+  const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now, {
+    deadlineMs: plan.stream ? runtime.maxStreamMs : undefined,
+  })
+  setRequestIdHeaders(plan.headers, scope.requestId)
+  const scrub = runtime.scrubberFor(plan.provider)
+  try {
+    // A client that left while the request waited (key hashing, the meter, a busy loop) is
+    // never forwarded upstream, whatever the provider does with an aborted signal; one turn of
+    // the event loop first lets a departure the loop has not read yet be seen.
+    await yieldToIo()
+    exchange.signal.throwIfAborted()
+    onSent()
+    const upstream = await sendUpstream(plan.provider, {
+      operation: plan.operation,
+      model: plan.route.model.upstreamModel,
+      body: plan.body,
+      headers: plan.headers,
+      stream: plan.stream,
+      signal: exchange.signal,
+      credential: selection.credential?.index,
+    })
+    record.status = upstream.status
+    record.phase = 'headers'
+    if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider.protocol, scrub)
+    record.phase = 'first-byte'
+    if (plan.stream) {
+      if (!isEventStream(upstream)) throw notAnEventStream(upstream)
+      scope.eventDeferred = true
+      const streamed = await relaySse(upstream, {
+        exchange,
+        metered,
+        translator: plan.translator(),
+        idleTimeoutMs: runtime.streamIdleTimeoutMs,
+        maxStreamMs: runtime.maxStreamMs,
+        maxEventBytes: runtime.maxResponseBytes,
+        scrub,
+        onEnd: (outcome, error) => {
+          if (error !== undefined) scope.event.error = { code: error.code, message: error.message }
+          scope.complete(200, outcome)
+        },
+      })
+      record.phase = 'stream'
+      return streamed
+    }
+    const json = await readUpstreamJson(upstream, runtime.maxResponseBytes)
+    exchange.dispose()
+    const answer = plan.answerJson(json.text, json.body)
+    metered.finish('ok', upstream.status, answer.usage, 'answered')
+    return textAnswer(answer.body, upstream.status, jsonContentType)
+  } catch (error) {
+    scope.eventDeferred = false
+    const failure = classifyUpstreamFailure(error, exchange)
+    exchange.dispose()
+    throw GatewayError.isInstance(failure) ? scrubGatewayError(failure, scrub) : failure
+  }
+}
