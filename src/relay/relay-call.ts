@@ -1,13 +1,8 @@
-import type { KeyRecord } from '../auth/key-store'
-import type { GatewayAnswer } from '../http/gateway-answer'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { Route } from '../routing/resolve-route'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
-import { runAttempts } from './attempt-loop'
 import type { OutputAllowance } from './output-allowance'
-import type { RoutedCall } from './route-call'
 import type { SseTranslator } from './sse-translator'
 import type { CommonPlan } from './translated-plan'
 
@@ -50,14 +45,6 @@ export type CallAnswer = { body: string; usage: TokenUsage | undefined }
 
 /**
  * Relays a routed call: its attempts on the upstreams of its group and of its fallbacks, until one
- * answers (`runAttempts`). Each upstream chosen gets the plan `planFor` makes for it.
+ * answers (see `runAttempts`). Each upstream chosen gets the plan `planFor` makes for it.
  */
-export function relayCall(
-  runtime: GatewayRuntime,
-  scope: RequestScope,
-  key: KeyRecord,
-  routed: RoutedCall,
-  planFor: PlanCall,
-): Promise<GatewayAnswer> {
-  return runAttempts(runtime, scope, key, routed, planFor)
-}
+export { runAttempts as relayCall } from './attempt-loop'

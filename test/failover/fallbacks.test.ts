@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import {
   createGateway,
   createMemoryUsageMeter,
+  createStaticGroupRegistry,
+  createWeightedSelector,
   GatewayConfigError,
+  type GroupRegistry,
+  type UpstreamSelector,
   type GatewayConfig,
   type RequestEvent,
   type UsageMeter,
@@ -20,7 +24,7 @@ import { callThrough, until } from './client-calls'
 function setup(
   cues: Partial<Record<UpstreamKind, Cue>>,
   fallbacks: { gpt?: string[]; claude?: string[] },
-  options: { keyGroups?: string[] } = {},
+  options: { keyGroups?: string[]; selector?: (registry: GroupRegistry) => UpstreamSelector } = {},
 ) {
   const kinds = ['openai', 'anthropic', 'gemini'] as const
   const fakes = Object.fromEntries(
@@ -79,6 +83,10 @@ function setup(
     usageLedger: { record: (record) => void records.push(record) },
     onEvent: (event) => void events.push(event),
     fetch,
+  }
+  if (options.selector !== undefined) {
+    const registry = createStaticGroupRegistry([])
+    config.upstreamSelector = options.selector(registry)
   }
   return { gateway: createGateway(config), fakes, records, events, reserved }
 }
@@ -164,6 +172,32 @@ describe('fallbacks across groups and protocols', () => {
       ])
     },
   )
+
+  it('falls back at once when no upstream of the group may be tried (circuits open)', async () => {
+    const { gateway, fakes, records } = setup(
+      {},
+      { claude: ['gem/gemini-2.5-flash'] },
+      {
+        selector: (registry) => {
+          const weighted = createWeightedSelector({ registry, random: Math.random })
+          return {
+            select: (group, context) =>
+              group.id === 'claude'
+                ? { unavailable: true, retryAfterMs: 30_000, reason: 'circuits-open' }
+                : weighted.select(group, context),
+            health: () => [],
+          }
+        },
+      },
+    )
+    const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', true)
+    expect(result.kind).toBe('answer')
+    expect(fakes.anthropic.calls).toHaveLength(0)
+    expect(fakes.gemini.calls).toHaveLength(1)
+    await until(() => records.length === 1)
+    expect(records[0]!.attempts?.map((a) => [a.group, a.verdict])).toEqual([['gem', 'ok']])
+    expect(records[0]!.usage).toEqual(upstreamUsage('gemini', fakes.gemini.answers[0]!))
+  })
 
   it('skips a fallback group the key may not use', async () => {
     const { gateway, fakes, records } = setup(

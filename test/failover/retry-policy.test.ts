@@ -140,6 +140,44 @@ describe('the retry policy', () => {
   })
 })
 
+describe('a Codex-style client', () => {
+  it('gets the second upstream’s answer to a 429 from the first, without waiting its retry-after', async () => {
+    // Codex never retries a 429 itself: the gateway must. The Responses SDK, retries off.
+    const upstreams = failingUpstreams('responses', (host) =>
+      host === 'a'
+        ? { kind: 'status', status: 429, headers: { 'retry-after': '20' } }
+        : { kind: 'ok' },
+    )
+    const entry = (host: string) => ({
+      id: host,
+      baseUrl: baseUrlOf('responses', host),
+      apiKey: `sk-${host}-upstream-secret-000000`,
+      responses: true,
+    })
+    const gateway = createGateway({
+      groups: [
+        {
+          id: 'g',
+          protocol: 'openai',
+          models: ['gpt-4o-mini'],
+          upstreams: [entry('a'), entry('b')],
+        },
+      ],
+      keys: [{ key: keys.main }],
+      fetch: upstreams.fetch,
+      random: () => 0,
+    })
+    for (const stream of [false, true]) {
+      const started = Date.now()
+      expect(await callThrough('responses', gateway, 'gpt-4o-mini', stream)).toMatchObject({
+        kind: 'answer',
+      })
+      expect(Date.now() - started).toBeLessThan(10_000)
+    }
+    expect(upstreams.calls.map((call) => call.host)).toEqual(['a', 'b', 'a', 'b'])
+  })
+})
+
 describe('the retry budget', () => {
   it('keeps a group whose every upstream fails from multiplying load', async () => {
     const { gateway, upstreams, records } = setup(['a', 'b', 'c'], () => ({
