@@ -41,8 +41,11 @@ export type Selection = {
    *  as `UpstreamCall.credential`) and masked form (`sk-…abcd`) for events and logs. */
   credential?: { index: number; masked: string } | undefined
   /** Reports the attempt's verdict and frees its in-flight/concurrency slot. Called exactly once
-   *  per selection (A guarantees it, on every path, including client aborts → `neutral`). */
-  finish(verdict: AttemptVerdict): void
+   *  per selection (A guarantees it, on every path, including client aborts → `neutral`). For a
+   *  stream that goes on after its verdict (`ok` at the first frame), `until` settles when the
+   *  stream ends: the verdict counts at once (a probe closes its circuit at the first frame), the
+   *  slot is held until then (`maxConcurrent` and least-in-flight count whole streams). */
+  finish(verdict: AttemptVerdict, until?: Promise<unknown>): void
 }
 
 /** No upstream of the group may be tried now. */
@@ -67,7 +70,11 @@ export type UpstreamHealth = {
   circuit: 'closed' | 'open' | 'half-open'
   /** Epoch ms when an open circuit lets a probe through. */
   openUntil?: number | undefined
+  /** Why the circuit last opened (`5 failures in a row`, `rate limited or overloaded (retry-after)`…). */
+  reason?: string | undefined
   inFlight: number
+  /** The upstream's `maxConcurrent`, when it has one. */
+  maxConcurrent?: number | undefined
   /** Per pooled key: masked form, and why it is out of rotation if it is. */
   keys?: readonly { masked: string; disabled?: string | undefined }[] | undefined
 }
