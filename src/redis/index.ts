@@ -1,5 +1,5 @@
 /**
- * model-gateway/redis: a usage meter and a Responses store shared by every gateway instance through Redis, over a
+ * model-gateway/redis: a usage meter, a Responses store and a circuit store shared by every gateway instance through Redis, over a
  * two-method client you adapt from your driver (node-redis, ioredis, `@upstash/redis`, Bun's
  * `RedisClient`). No driver is imported here; the core `model-gateway` entry imports none either.
  *
@@ -15,3 +15,5 @@ export type { RedisScript } from './redis-script'
 export { usageLayoutVersion } from './usage-keys'
 export { createRedisResponseStore } from './redis-response-store'
 export type { RedisResponseStoreOptions } from './redis-response-store'
+export { createRedisCircuitStore } from './redis-circuit-store'
+export type { RedisCircuitStore, RedisCircuitStoreOptions } from './redis-circuit-store'
