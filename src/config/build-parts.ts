@@ -25,6 +25,15 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
     id: group.id,
     protocol: group.protocol,
     ...(group.retry === undefined ? {} : { retry: group.retry }),
+    balancing: group.balancing,
+    sessionAffinity:
+      group.sessionAffinity === true
+        ? {}
+        : group.sessionAffinity === false
+          ? undefined
+          : group.sessionAffinity,
+    circuitBreaker: group.circuitBreaker,
+    keyPool: group.keyPool,
     models: group.models.map((model) =>
       typeof model === 'string'
         ? { name: model, upstreamModel: model }

@@ -12,6 +12,11 @@ import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { checkConfig } from './check-config'
+import {
+  groupSelectionShape,
+  httpUpstreamPoolShape,
+  upstreamSelectionShape,
+} from './failover-schema'
 
 const hasFunction = (value: unknown, name: string): boolean =>
   typeof value === 'object' &&
@@ -96,6 +101,7 @@ function buildConfigSchemas() {
     reply: z.optional(z.string()),
     chunkDelayMs: z.optional(nonNegativeInt()),
     responses: z.optional(z.boolean()),
+    ...upstreamSelectionShape(),
   })
 
   const httpUpstream = z.strictObject({
@@ -106,6 +112,8 @@ function buildConfigSchemas() {
     weight: z.optional(z.number().check(z.positive())),
     /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
     responses: z.optional(z.boolean()),
+    ...upstreamSelectionShape(),
+    ...httpUpstreamPoolShape(),
   })
 
   const customUpstream = z.custom<UpstreamProvider>(
@@ -162,6 +170,7 @@ function buildConfigSchemas() {
       UpstreamInput[]
     >,
     retry: z.optional(retrySettings),
+    ...groupSelectionShape(),
   })
 
   const perMinute = z.optional(positiveInt())
@@ -356,6 +365,15 @@ function buildConfigSchemas() {
             issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
           groupIds.add(entry.id)
           entry.upstreams.forEach((upstream, upstreamIndex) => {
+            if (
+              'apiKeys' in upstream &&
+              upstream.apiKeys !== undefined &&
+              upstream.apiKey !== undefined
+            )
+              issue(
+                ['groups', index, 'upstreams', upstreamIndex, 'apiKeys'],
+                'give one of "apiKey" or "apiKeys"',
+              )
             if (
               entry.protocol !== 'openai' &&
               'responses' in upstream &&

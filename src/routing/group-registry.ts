@@ -1,3 +1,7 @@
+import type { Balancing } from '../failover/balancing'
+import type { CircuitPolicy } from '../failover/circuit-policy'
+import type { KeyPoolPolicy } from '../failover/key-pool'
+import type { SessionAffinity } from '../failover/session-hint'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { ModelProfileOverrides } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
@@ -27,6 +31,14 @@ export type Group = {
   upstreams: readonly UpstreamProvider[]
   /** How the group's calls are retried and failed over (defaults: `defaultRetryPolicy`). */
   retry?: RetrySettings | undefined
+  /** How an upstream is chosen among those fit to be tried (default `weighted`). */
+  balancing?: Balancing | undefined
+  /** Requests with the same session hint go to the same upstream while it is healthy (off by default). */
+  sessionAffinity?: SessionAffinity | undefined
+  /** When the upstreams' circuits open and for how long (defaults: `defaultCircuitPolicy`). */
+  circuitBreaker?: Partial<CircuitPolicy> | undefined
+  /** How pooled upstreams use their keys (defaults: round-robin, `defaultKeyCooldowns`). */
+  keyPool?: KeyPoolPolicy | undefined
 }
 
 /**

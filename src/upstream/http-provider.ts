@@ -1,3 +1,4 @@
+import { maskKey } from '../auth/mask-key'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
@@ -12,6 +13,14 @@ export type HttpProviderOptions = {
   /** Base URL by the family's SDK convention: OpenAI's includes `/v1`. */
   baseUrl: string
   apiKey?: string | undefined
+  /**
+   * A pool of keys instead of `apiKey`: each call uses the one `UpstreamCall.credential` names
+   * (the gateway's selector rotates them and takes refused ones out of rotation); a call that names
+   * none uses the first.
+   */
+  apiKeys?: readonly string[] | undefined
+  /** The most calls given to this upstream at once (see `UpstreamProvider.maxConcurrent`). */
+  maxConcurrent?: number | undefined
   /** Extra headers sent on every call (for example an organisation id). */
   headers?: Readonly<Record<string, string>> | undefined
   weight?: number | undefined
@@ -22,22 +31,33 @@ export type HttpProviderOptions = {
 /**
  * An upstream reached over HTTP. It sets the upstream's own credentials; the client's never reach
  * it, because the gateway builds `call.headers` from an allow-list. Redirects are never followed,
- * and its `secrets` (the API key, secret-looking header values) are scrubbed from upstream errors.
+ * and its `secrets` (the API key or every pooled key, secret-looking header values) are scrubbed
+ * from upstream errors.
  */
 export function createHttpProvider(options: HttpProviderOptions): UpstreamProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const direct = directFetchOf(options.fetch)
+  const pool =
+    options.apiKeys !== undefined && options.apiKeys.length > 0 ? options.apiKeys : undefined
+  /** The key of this call: the pooled one it names, else the first, else the single `apiKey`. */
+  const keyOf = (call: UpstreamCall): string | undefined =>
+    pool === undefined
+      ? options.apiKey
+      : ((call.credential === undefined ? undefined : pool[call.credential]) ?? pool[0])
   const provider: UpstreamProvider = {
     id: options.id,
     protocol: options.protocol,
     weight: options.weight,
     secrets: configuredSecrets(options),
+    credentials: pool?.map((key) => maskKey(key) ?? 'sk-…'),
+    maxConcurrent: options.maxConcurrent,
     send(call: UpstreamCall) {
       const headers = new Headers(call.headers)
       for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
-      if (options.apiKey !== undefined && options.apiKey !== '') {
-        headers.set(...authHeader(options.protocol, options.apiKey))
+      const apiKey = keyOf(call)
+      if (apiKey !== undefined && apiKey !== '') {
+        headers.set(...authHeader(options.protocol, apiKey))
       }
       // Anthropic requires a version header; the client's own is forwarded on passthrough.
       if (options.protocol === 'anthropic' && !headers.has('anthropic-version')) {
@@ -67,8 +87,9 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
       for (const [name, value] of Object.entries(options.headers ?? {})) {
         headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
       }
-      if (options.apiKey !== undefined && options.apiKey !== '') {
-        const [name, value] = authHeader(options.protocol, options.apiKey)
+      const apiKey = keyOf(call)
+      if (apiKey !== undefined && apiKey !== '') {
+        const [name, value] = authHeader(options.protocol, apiKey)
         headers[name] = value // lookup-safe: a prototype-less record
       }
       if (options.protocol === 'anthropic' && headers['anthropic-version'] === undefined) {
@@ -139,6 +160,7 @@ const tokenLike = /^[^\s]{16,}$/
 function configuredSecrets(options: HttpProviderOptions): string[] {
   const secrets: string[] = []
   if (options.apiKey !== undefined && options.apiKey !== '') secrets.push(options.apiKey)
+  for (const key of options.apiKeys ?? []) if (key !== '') secrets.push(key)
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (!credentialName.test(name) && !tokenLike.test(value)) continue
     secrets.push(value)

@@ -10,6 +10,8 @@ export type MockProviderOptions = {
   id: string
   protocol: ProtocolName
   weight?: number | undefined
+  /** The most calls it takes at once (see `UpstreamProvider.maxConcurrent`). */
+  maxConcurrent?: number | undefined
   /** A fixed reply; by default the mock echoes the last user message. */
   reply?: string | undefined
   /** Pause between streamed chunks, to make a demo stream visible (default 0). */
@@ -29,6 +31,7 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
     id: options.id,
     protocol: options.protocol,
     weight: options.weight,
+    maxConcurrent: options.maxConcurrent,
     async send(call: UpstreamCall) {
       call.signal.throwIfAborted()
       served += 1

@@ -47,5 +47,16 @@ export interface UpstreamProvider {
    * mid-stream errors; the HTTP provider lists its API key and secret-looking configured headers.
    */
   readonly secrets?: readonly string[] | undefined
+  /**
+   * The masked forms (`sk-…abcd`) of a pooled upstream's keys, by index: the gateway picks one per
+   * call, passes its index as `UpstreamCall.credential`, and takes a key the upstream refused out
+   * of rotation. Absent for an upstream with one credential.
+   */
+  readonly credentials?: readonly string[] | undefined
+  /**
+   * The most calls this upstream is given at once (streams count until they end); past it the
+   * gateway picks another upstream of the group, or answers 503 (529 to Anthropic clients).
+   */
+  readonly maxConcurrent?: number | undefined
   send(call: UpstreamCall): Promise<Response>
 }

@@ -1,0 +1,69 @@
+import * as z from 'zod/mini'
+
+/**
+ * The config of upstream selection and health (README "Upstream health and selection"): built on
+ * demand, like the rest of the config's schemas, and spread into the group and upstream entries.
+ */
+
+const count = () => z.int().check(z.minimum(1))
+const milliseconds = () => z.int().check(z.nonnegative())
+
+/** Fields every upstream entry written in the config may carry (HTTP and mock). */
+export function upstreamSelectionShape() {
+  return {
+    /** The most calls this upstream is given at once; past it another is picked, or 503/529. */
+    maxConcurrent: z.optional(count()),
+  }
+}
+
+/** Fields of an HTTP upstream: a pool of keys, besides the single `apiKey`. */
+export function httpUpstreamPoolShape() {
+  return {
+    /** Several keys of the same upstream, rotated per call; one the upstream refuses leaves rotation. */
+    apiKeys: z.optional(
+      z
+        .array(z.string().check(z.minLength(1, 'expected a non-empty key')))
+        .check(z.minLength(1, 'give at least one key, or use "apiKey"')),
+    ),
+  }
+}
+
+/** Fields of a group: balancing, session affinity, circuit breakers, key pools. */
+export function groupSelectionShape() {
+  const headerName = z.pipe(
+    z.string().check(z.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')),
+    z.transform((name: string) => name.toLowerCase()),
+  )
+  return {
+    balancing: z.optional(
+      z.enum(['weighted', 'least-in-flight'], {
+        error: 'expected "weighted" or "least-in-flight"',
+      }),
+    ),
+    sessionAffinity: z.optional(
+      z.union([z.boolean(), z.strictObject({ header: z.optional(headerName) })]),
+    ),
+    circuitBreaker: z.optional(
+      z.strictObject({
+        consecutiveFailures: z.optional(count()),
+        failureRatio: z.optional(z.number().check(z.positive(), z.maximum(1))),
+        minimumCalls: z.optional(count()),
+        windowMs: z.optional(z.int().check(z.minimum(1000))),
+        cooldownMs: z.optional(milliseconds()),
+        maxCooldownMs: z.optional(milliseconds()),
+        jitter: z.optional(z.number().check(z.nonnegative(), z.lt(1))),
+      }),
+    ),
+    keyPool: z.optional(
+      z.strictObject({
+        rotation: z.optional(
+          z.enum(['round-robin', 'least-used'], {
+            error: 'expected "round-robin" or "least-used"',
+          }),
+        ),
+        rejectedCooldownMs: z.optional(milliseconds()),
+        quotaCooldownMs: z.optional(milliseconds()),
+      }),
+    ),
+  }
+}

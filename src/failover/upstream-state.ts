@@ -1,0 +1,128 @@
+import type { Group } from '../routing/group-registry'
+import type { UpstreamProvider } from '../upstream/provider'
+import type { Balancing, Candidate } from './balancing'
+import { CircuitBreaker } from './circuit-breaker'
+import { resolveCircuitPolicy, type CircuitPolicy } from './circuit-policy'
+import { circuitIdOf } from './circuit-store'
+import { defaultKeyCooldowns, KeyPool, type KeyCooldowns, type KeyRotation } from './key-pool'
+import { hashText } from './rendezvous'
+import type { SessionAffinity } from './session-hint'
+import type { Selection } from './upstream-selector'
+
+/** A group's selection policy with its defaults filled in. */
+export type GroupPolicy = {
+  balancing: Balancing
+  affinity: SessionAffinity | undefined
+  circuit: Readonly<CircuitPolicy>
+  rotation: KeyRotation
+  keyCooldowns: Readonly<KeyCooldowns>
+}
+
+/** The policy a group's settings call for. */
+export function groupPolicyOf(group: Group): GroupPolicy {
+  const keyPool = group.keyPool
+  return {
+    balancing: group.balancing ?? 'weighted',
+    affinity: group.sessionAffinity,
+    circuit: resolveCircuitPolicy(group.circuitBreaker),
+    rotation: keyPool?.rotation ?? 'round-robin',
+    keyCooldowns:
+      keyPool?.rejectedCooldownMs === undefined && keyPool?.quotaCooldownMs === undefined
+        ? defaultKeyCooldowns
+        : {
+            rejectedMs: keyPool.rejectedCooldownMs ?? defaultKeyCooldowns.rejectedMs,
+            quotaMs: keyPool.quotaCooldownMs ?? defaultKeyCooldowns.quotaMs,
+          },
+  }
+}
+
+/** What one gateway knows of one upstream of one group: its circuit, its load, its keys. */
+export class UpstreamState implements Candidate {
+  inFlight = 0
+  readonly breaker: CircuitBreaker
+  readonly pool: KeyPool | undefined
+  /** `<group id>/<upstream id>`: the circuit's name in the store. */
+  readonly circuitId: string
+  readonly idHash: number
+  readonly weight: number
+  readonly maxConcurrent: number | undefined
+  /**
+   * The selection of every attempt that needs none of its own (a closed circuit, no key pool):
+   * one object for all of them, so the common pick allocates nothing.
+   */
+  plain: Selection | undefined
+  upstream: UpstreamProvider
+
+  constructor(
+    groupId: string,
+    upstream: UpstreamProvider,
+    policy: GroupPolicy,
+    random: () => number,
+  ) {
+    this.upstream = upstream
+    this.breaker = new CircuitBreaker(policy.circuit, random)
+    this.circuitId = circuitIdOf(groupId, upstream.id)
+    this.idHash = hashText(upstream.id)
+    this.weight = upstream.weight ?? 1
+    this.maxConcurrent = upstream.maxConcurrent
+    const credentials = upstream.credentials
+    this.pool =
+      credentials !== undefined && credentials.length > 0
+        ? new KeyPool(credentials, policy.rotation, policy.keyCooldowns)
+        : undefined
+  }
+
+  /** True when the upstream is at its `maxConcurrent`. */
+  get full(): boolean {
+    return this.maxConcurrent !== undefined && this.inFlight >= this.maxConcurrent
+  }
+}
+
+/**
+ * The state of every upstream of every group, by group id and upstream id (a registry may hand
+ * out new group objects on every call), with each group object's upstreams' states in the group's
+ * order cached, so a pick walks an array.
+ */
+export class UpstreamStates {
+  private readonly groups = new Map<
+    string,
+    { policy: GroupPolicy; byId: Map<string, UpstreamState> }
+  >()
+  private readonly aligned = new WeakMap<
+    Group,
+    { policy: GroupPolicy; states: UpstreamState[]; fit: Uint8Array }
+  >()
+
+  private readonly random: () => number
+
+  constructor(random: () => number) {
+    this.random = random
+  }
+
+  /** The group's policy and its upstreams' states, in the group's order, with a scratch array. */
+  of(group: Group): { policy: GroupPolicy; states: UpstreamState[]; fit: Uint8Array } {
+    const cached = this.aligned.get(group)
+    if (cached !== undefined) return cached
+    const policy = groupPolicyOf(group)
+    let entry = this.groups.get(group.id)
+    if (entry === undefined) {
+      entry = { policy, byId: new Map() }
+      this.groups.set(group.id, entry)
+    }
+    const byId = entry.byId
+    const states = group.upstreams.map((upstream) => {
+      let state = byId.get(upstream.id)
+      if (state === undefined) {
+        state = new UpstreamState(group.id, upstream, policy, this.random)
+        byId.set(upstream.id, state)
+      } else if (state.upstream !== upstream) {
+        state.upstream = upstream
+        state.plain = undefined
+      }
+      return state
+    })
+    const result = { policy, states, fit: new Uint8Array(states.length) }
+    this.aligned.set(group, result)
+    return result
+  }
+}
