@@ -31,8 +31,9 @@ import type { RequestEvent } from './observability/request-event'
 import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
-import { createWeightedSelector } from './failover/weighted-selector'
 import { createRetryBudgets } from './failover/retry-budget'
+import { createHealthSelector } from './failover/health-selector'
+import type { UpstreamHealth } from './failover/upstream-selector'
 import type { UsageOutcome } from './usage/usage-meter'
 
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
@@ -53,9 +54,14 @@ export type GatewayFetch = (
  * requests (503), waits for those in flight and for their usage to settle, then closes the parts
  * that hold resources (a usage ledger writes its queue; a key store stops listening). Stop the
  * server first, then await it; `serveGateway`'s `close()` does both.
+ *
+ * `health()` reports each upstream's state as the upstream selector keeps it: circuit (`closed`,
+ * `open`, `half-open`), when an open one lets a probe through and why it opened, calls in flight,
+ * and a key pool's keys, masked, with why one is out of rotation. It is not served over HTTP.
  */
 export type GatewayHandler = GatewayFetch & {
   close(options?: GatewayCloseOptions): Promise<void>
+  health(): Promise<readonly UpstreamHealth[]>
 }
 
 const handlers: Record<
@@ -102,16 +108,21 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   )
   const meter = valid.usageMeter ?? createMemoryUsageMeter({ now })
   const responseStore = valid.responseStore ?? createMemoryResponseStore()
-  const lifecycle = createGatewayLifecycle(
-    [valid.usageLedger, valid.keyStore, meter, responseStore].filter((part) => part !== undefined),
-  )
   const registry = buildGroupRegistry(valid, now)
   const groups = registry.list()
   const random = valid.random ?? Math.random
+  const selector =
+    valid.upstreamSelector ??
+    createHealthSelector({ registry, now, random, circuitStore: valid.circuitStore })
+  const lifecycle = createGatewayLifecycle(
+    [valid.usageLedger, valid.keyStore, meter, responseStore, selector].filter(
+      (part) => part !== undefined,
+    ),
+  )
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,
     registry,
-    selector: valid.upstreamSelector ?? createWeightedSelector({ registry, random }),
+    selector,
     retryBudget: createRetryBudgets(now),
     meter,
     ledger: valid.usageLedger,
@@ -284,7 +295,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       if (valid.hashKey === undefined) keyHash = hash
     },
   }
-  return Object.assign(gateway, { close: lifecycle.close, [gatewayCoreKey]: core })
+  const health = async () => await selector.health()
+  return Object.assign(gateway, { close: lifecycle.close, health, [gatewayCoreKey]: core })
 }
 
 /** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */

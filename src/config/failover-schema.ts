@@ -44,15 +44,18 @@ export function groupSelectionShape() {
       z.union([z.boolean(), z.strictObject({ header: z.optional(headerName) })]),
     ),
     circuitBreaker: z.optional(
-      z.strictObject({
-        consecutiveFailures: z.optional(count()),
-        failureRatio: z.optional(z.number().check(z.positive(), z.maximum(1))),
-        minimumCalls: z.optional(count()),
-        windowMs: z.optional(z.int().check(z.minimum(1000))),
-        cooldownMs: z.optional(milliseconds()),
-        maxCooldownMs: z.optional(milliseconds()),
-        jitter: z.optional(z.number().check(z.nonnegative(), z.lt(1))),
-      }),
+      z.union([
+        z.literal(false),
+        z.strictObject({
+          consecutiveFailures: z.optional(count()),
+          failureRatio: z.optional(z.number().check(z.positive(), z.maximum(1))),
+          minimumCalls: z.optional(count()),
+          windowMs: z.optional(z.int().check(z.minimum(1000))),
+          cooldownMs: z.optional(milliseconds()),
+          maxCooldownMs: z.optional(milliseconds()),
+          jitter: z.optional(z.number().check(z.nonnegative(), z.lt(1))),
+        }),
+      ]),
     ),
     keyPool: z.optional(
       z.strictObject({

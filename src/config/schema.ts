@@ -9,6 +9,7 @@ import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
 import type { UpstreamSelector } from '../failover/upstream-selector'
+import type { CircuitStore } from '../failover/circuit-store'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { checkConfig } from './check-config'
@@ -325,6 +326,8 @@ function buildConfigSchemas() {
       responseStore: z.optional(plugin<ResponseStore>('items', 'ResponseStore')),
       /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
       upstreamSelector: z.optional(plugin<UpstreamSelector>('select', 'UpstreamSelector')),
+      /** Where the default selector shares open circuits (default: this process's memory). */
+      circuitStore: z.optional(plugin<CircuitStore>('openUntil', 'CircuitStore')),
       // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
       env: z.optional(z.record(z.string(), z.unknown())),
       fetch: z.optional(fn<typeof fetch>('a fetch')),

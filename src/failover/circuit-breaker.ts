@@ -85,6 +85,7 @@ export class CircuitBreaker {
 
   /** An attempt failed. Returns true when this failure opened (or reopened) the circuit. */
   failed(now: number, failure: CircuitFailure, probe: boolean): boolean {
+    if (!this.policy.enabled) return false
     if (probe) {
       this.probeOut = false
       this.open(now, failure.retryAfterMs, 'probe failed')

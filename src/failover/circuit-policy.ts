@@ -3,6 +3,11 @@
  * (`defaultCircuitPolicy`); a group's `circuitBreaker` config overrides any of them.
  */
 export type CircuitPolicy = {
+  /**
+   * False when the group's config says `circuitBreaker: false`: circuits never open, so every
+   * upstream stays in rotation whatever it answers (key pools still take refused keys out).
+   */
+  enabled: boolean
   /** Failed attempts in a row that open the circuit (default 5, Envoy's `consecutive_5xx`). */
   consecutiveFailures: number
   /**
@@ -27,6 +32,7 @@ export type CircuitPolicy = {
 
 /** The defaults of `CircuitPolicy` (README "Upstream health"). */
 export const defaultCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
+  enabled: true,
   consecutiveFailures: 5,
   failureRatio: 0.5,
   minimumCalls: 10,
@@ -36,17 +42,25 @@ export const defaultCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
   jitter: 0.2,
 })
 
-/** A policy with the defaults filled in for the fields a group's config leaves out. */
+const disabledCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
+  ...defaultCircuitPolicy,
+  enabled: false,
+})
+
+/**
+ * A policy with the defaults filled in for the fields a group's config leaves out; `false` turns
+ * circuit breaking off.
+ */
 export function resolveCircuitPolicy(
-  overrides: Partial<CircuitPolicy> | undefined,
+  overrides: Partial<CircuitPolicy> | false | undefined,
 ): Readonly<CircuitPolicy> {
   if (overrides === undefined) return defaultCircuitPolicy
-  const policy: CircuitPolicy = { ...defaultCircuitPolicy }
-  for (const name of Object.keys(defaultCircuitPolicy) as (keyof CircuitPolicy)[]) {
-    const value = overrides[name]
-    if (value !== undefined) policy[name] = value
-  }
-  return Object.freeze(policy)
+  if (overrides === false) return disabledCircuitPolicy
+  // Fields given as `undefined` keep their defaults.
+  const defined = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  ) as Partial<CircuitPolicy>
+  return Object.freeze({ ...defaultCircuitPolicy, ...defined })
 }
 
 /**

@@ -42,6 +42,8 @@ export async function handleChatCompletions(
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    protocol: 'openai',
+    body,
   })
   return relayCall(runtime, scope, scope.key!, routed, (common) =>
     common.provider.protocol === 'openai'

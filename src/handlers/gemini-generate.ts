@@ -60,6 +60,8 @@ export async function handleGeminiGenerate(
     stream,
     text: json.text,
     maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined,
+    protocol: 'gemini',
+    body,
   })
   return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
     common.provider.protocol === 'gemini'

@@ -39,6 +39,8 @@ export async function handleMessages(
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_tokens,
+    protocol: 'anthropic',
+    body,
   })
   return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
     common.provider.protocol === 'anthropic'

@@ -54,6 +54,8 @@ export async function handleResponses(
     stream: body.stream === true,
     text: json.text,
     maxOutputTokens: body.max_output_tokens ?? undefined,
+    protocol: 'responses',
+    body,
   })
   const keyId = scope.key!.id
   // Set when the call is translated: the store write a JSON answer waits for, and the built-in

@@ -11,6 +11,8 @@ import { createPostgresLedger, type PostgresLedger } from '../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../postgres/migrate'
 import { createPgListener } from '../postgres/pg-listener'
 import { createRedisResponseStore } from '../redis/redis-response-store'
+import { createRedisCircuitStore } from '../redis/redis-circuit-store'
+import type { CircuitStore } from '../failover/circuit-store'
 import { ledgerReseed } from '../postgres/ledger-reseed'
 import { createRedisUsageMeter } from '../redis/redis-usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
@@ -43,6 +45,8 @@ export type ConnectedState = {
   usageMeter?: UsageMeter
   /** With `redis`: the Responses store every instance shares. */
   responseStore?: ResponseStore
+  /** With `redis`: where every instance shares its open circuits. */
+  circuitStore?: CircuitStore
   keyStore?: PostgresKeyStore
   usageLedger?: PostgresLedger
   /** The Postgres client and table names, for the key admin functions. */
@@ -129,6 +133,12 @@ export async function connectState(
     responseStore: createRedisResponseStore({
       client: nodeRedisScriptClient(redis),
       prefix: state.prefix,
+    }),
+    circuitStore: createRedisCircuitStore({
+      client: nodeRedisScriptClient(redis),
+      prefix: state.prefix,
+      timeoutMs: state.redisTimeoutMs,
+      logger: options.logger,
     }),
     async close() {
       await postgres.close()
@@ -231,6 +241,9 @@ export async function createGatewayWithState(
       ...(state.responseStore === undefined || config.responseStore !== undefined
         ? {}
         : { responseStore: state.responseStore }),
+      ...(state.circuitStore === undefined || config.circuitStore !== undefined
+        ? {}
+        : { circuitStore: state.circuitStore }),
     })
   } catch (error) {
     await state.close()

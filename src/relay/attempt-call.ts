@@ -35,6 +35,8 @@ export async function attemptCall(
   metered: MeteredRequest,
   record: UpstreamAttempt,
   onSent: () => void,
+  /** Told, for a stream, of a promise that settles when the stream ends. */
+  onStream: (ended: Promise<void>) => void,
 ): Promise<GatewayAnswer> {
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now, {
     deadlineMs: plan.stream ? runtime.maxStreamMs : undefined,
@@ -64,6 +66,8 @@ export async function attemptCall(
     if (plan.stream) {
       if (!isEventStream(upstream)) throw notAnEventStream(upstream)
       scope.eventDeferred = true
+      let ended!: () => void
+      const streamEnded = new Promise<void>((resolve) => (ended = resolve))
       const streamed = await relaySse(upstream, {
         exchange,
         metered,
@@ -73,10 +77,12 @@ export async function attemptCall(
         maxEventBytes: runtime.maxResponseBytes,
         scrub,
         onEnd: (outcome, error) => {
+          ended()
           if (error !== undefined) scope.event.error = { code: error.code, message: error.message }
           scope.complete(200, outcome)
         },
       })
+      onStream(streamEnded)
       record.phase = 'stream'
       return streamed
     }

@@ -163,7 +163,7 @@ async function attemptRoute(
     const choice = runtime.selector.select(group, {
       tried: tried ?? noneTried,
       retrySame,
-      sessionHint: undefined,
+      sessionHint: routed.sessionHint,
     })
     const selection = choice instanceof Promise ? await choice : choice
     if (isUnavailable(selection)) {
@@ -182,6 +182,9 @@ async function attemptRoute(
     }
     const record = startRecord(state, routed, selection)
     const started = runtime.now()
+    // A stream holds its upstream until it ends: the selector hears the verdict at the first
+    // frame and frees the upstream's slot when this settles.
+    let streamEnded: Promise<void> | undefined
     try {
       const answer = await attemptCall(
         runtime,
@@ -191,11 +194,12 @@ async function attemptRoute(
         state.metered!,
         record,
         () => (state.sent = true),
+        (ended) => (streamEnded = ended),
       )
       record.durationMs = runtime.now() - started
       record.outcome = 'answered'
       record.verdict = 'ok'
-      selection.finish(okVerdict)
+      selection.finish(okVerdict, streamEnded)
       return withRateLimitHeaders(answer, scope, state.admission!, runtime.now())
     } catch (failure) {
       record.durationMs = runtime.now() - started
@@ -211,6 +215,11 @@ async function attemptRoute(
         sameUsed = true
         retrySame = selection.upstream.id
         retryAfterMs = wait ?? 0
+      } else if (verdict.kind === 'rejected-key' && selection.credential !== undefined) {
+        // The key was refused, not the upstream: the same upstream again, with another of its
+        // keys (the selector has taken this one out of rotation).
+        retrySame = selection.upstream.id
+        retryAfterMs = 0
       } else {
         ;(tried ??= new Set()).add(selection.upstream.id)
         retrySame = undefined

@@ -1,4 +1,6 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import { sessionHintOf } from '../failover/session-hint'
+import type { ProtocolName } from '../protocols/protocol-name'
 import { resolveRoute, type Route } from '../routing/resolve-route'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
@@ -25,25 +27,43 @@ export async function resolveCall(
 export type RoutedCall = Pick<
   CallPlan,
   'route' | 'model' | 'stream' | 'estimatedTokens' | 'estimate' | 'output'
->
+> & {
+  /** The request's session hint, when its group has session affinity (never logged). */
+  sessionHint: string | undefined
+}
 
 /**
  * The next step of every generation call, once the body is valid: estimate the call: the body's
  * input estimate, and the output allowance (the request's own limit, else the route's default
- * output limit), which is also what a protocol that requires a limit is sent. The upstream is
- * chosen by the relay, attempt by attempt.
+ * output limit), which is also what a protocol that requires a limit is sent; and read its session
+ * hint, for a group with session affinity. The upstream is chosen by the relay, attempt by
+ * attempt.
  */
 export function routeCall(
   runtime: GatewayRuntime,
   scope: RequestScope,
   route: Route,
-  call: { model: string; stream: boolean; text: string; maxOutputTokens: number | undefined },
+  call: {
+    model: string
+    stream: boolean
+    text: string
+    maxOutputTokens: number | undefined
+    /** The client's protocol and its checked body, where the session hint is read. */
+    protocol: ProtocolName
+    body: unknown
+  },
 ): RoutedCall {
   scope.event.stream = call.stream
   return {
     route,
     model: call.model,
     stream: call.stream,
+    sessionHint: sessionHintOf(
+      call.protocol,
+      call.body,
+      scope.request.headers,
+      route.group.sessionAffinity,
+    ),
     ...estimateCall(call.text, outputAllowance(call.maxOutputTokens, route, runtime)),
   }
 }

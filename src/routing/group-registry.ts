@@ -35,8 +35,11 @@ export type Group = {
   balancing?: Balancing | undefined
   /** Requests with the same session hint go to the same upstream while it is healthy (off by default). */
   sessionAffinity?: SessionAffinity | undefined
-  /** When the upstreams' circuits open and for how long (defaults: `defaultCircuitPolicy`). */
-  circuitBreaker?: Partial<CircuitPolicy> | undefined
+  /**
+   * When the upstreams' circuits open and for how long (defaults: `defaultCircuitPolicy`);
+   * `false` never opens them.
+   */
+  circuitBreaker?: Partial<CircuitPolicy> | false | undefined
   /** How pooled upstreams use their keys (defaults: round-robin, `defaultKeyCooldowns`). */
   keyPool?: KeyPoolPolicy | undefined
 }

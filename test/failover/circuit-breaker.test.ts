@@ -133,3 +133,14 @@ describe('circuit breaker', () => {
     expect(computedCooldownMs(jittery, 20, () => 0.999999)).toBe(300_000)
   })
 })
+
+describe('circuitBreaker: false', () => {
+  it('never opens, whatever fails', () => {
+    const breaker = new CircuitBreaker(resolveCircuitPolicy(false), noJitter)
+    for (let index = 0; index < 50; index += 1) {
+      expect(breaker.failed(index, { immediate: true, retryAfterMs: 60_000 }, false)).toBe(false)
+      expect(breaker.failed(index, { immediate: false }, false)).toBe(false)
+    }
+    expect(breaker.availability(100)).toBe('closed')
+  })
+})

@@ -42,24 +42,29 @@ openaiUpstream.server.use(
 )
 beforeAll(() => {
   openaiUpstream.server.listen({ onUnhandledRequest: 'error' })
+  // Upstream failures follow one another through one gateway here: with circuit breakers on, a
+  // 429 would make the gateway answer the next calls itself (upstream-health.test.ts tests that).
   const built = buildGateway({
     groups: [
       {
         id: 'o',
         protocol: 'openai',
         models: ['openai-model'],
+        circuitBreaker: false,
         upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
       },
       {
         id: 'a',
         protocol: 'anthropic',
         models: ['anthropic-model'],
+        circuitBreaker: false,
         upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
       },
       {
         id: 'g',
         protocol: 'gemini',
         models: ['gemini-model'],
+        circuitBreaker: false,
         upstreams: [{ baseUrl: geminiBaseUrl, apiKey: geminiApiKey }],
       },
     ],
