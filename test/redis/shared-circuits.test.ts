@@ -1,0 +1,125 @@
+import { setupServer } from 'msw/node'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createGateway, type GatewayHandler } from '../../src/index'
+import { createRedisCircuitStore } from '../../src/redis/index'
+import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
+import { baseUrlOf, healthUpstreams, vendorErrors } from '../helpers/health-upstreams'
+import {
+  connectRedis,
+  deletePrefix,
+  scriptClient,
+  uniquePrefix,
+  type TestRedis,
+} from '../helpers/redis'
+
+/**
+ * Two gateway instances sharing open circuits through the machine's Redis (their own prefix):
+ * a circuit one opens is skipped by the other.
+ */
+
+const upstreams = healthUpstreams()
+const server = setupServer(...upstreams.handlers)
+let redis: TestRedis
+const prefix = uniquePrefix('shared-circuits')
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'error' })
+  redis = await connectRedis()
+})
+afterAll(async () => {
+  server.close()
+  await deletePrefix(redis, prefix)
+  redis.destroy()
+})
+
+const quiet = { warn: () => undefined, error: () => undefined }
+
+function instance(upstreamIds: ('oa-1' | 'oa-2')[]) {
+  const circuitStore = createRedisCircuitStore({
+    client: scriptClient(redis),
+    prefix,
+    syncIntervalMs: 50,
+    logger: quiet,
+  })
+  const gateway = createGateway({
+    groups: [
+      {
+        id: 'o',
+        protocol: 'openai',
+        models: [{ name: 'chat', upstreamModel: 'gpt-4o-mini' }],
+        upstreams: upstreamIds.map((id) => ({
+          id,
+          baseUrl: baseUrlOf(id),
+          apiKey: `sk-${id}-upstream-key-0000000000000000`,
+        })),
+      },
+    ],
+    keys: [{ key: keys.main }],
+    circuitStore,
+  })
+  const client = new OpenAI({
+    apiKey: keys.main,
+    baseURL: `${gatewayUrl}/v1`,
+    fetch: fetchThrough(gateway),
+    maxRetries: 0,
+  })
+  const chat = () =>
+    client.chat.completions.create({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    })
+  return { gateway, chat }
+}
+
+describe('circuits shared through Redis', () => {
+  it('a circuit opened on instance 1 (a 429 with retry-after) is skipped by instance 2: 503 at once with the time left, no upstream call', async () => {
+    upstreams.reset()
+    const one = instance(['oa-1'])
+    const two = instance(['oa-1'])
+    upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
+    await expect(one.chat()).rejects.toMatchObject({ status: 429 })
+    upstreams.script('oa-1', undefined)
+    // health() reads the shared openings first.
+    const [health] = await two.gateway.health()
+    expect(health).toMatchObject({ circuit: 'open', reason: 'opened by another instance' })
+    expect(health!.openUntil! - Date.now()).toBeGreaterThan(55_000)
+    const error = await two.chat().catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(OpenAI.APIError)
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503)
+    const retryAfter = Number(
+      (error as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after'),
+    )
+    expect(retryAfter).toBeGreaterThan(55)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(upstreams.callsTo('oa-1')).toHaveLength(1)
+    await closeAll(one.gateway, two.gateway)
+    await deletePrefix(redis, prefix)
+  })
+
+  it('without being asked, instance 2 learns of the opening within its sync interval and sends the group’s traffic to the other upstream', async () => {
+    upstreams.reset()
+    const one = instance(['oa-1', 'oa-2'])
+    const two = instance(['oa-1', 'oa-2'])
+    // Instance 1 meets oa-1's 429: its circuit opens there, and in Redis.
+    upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
+    for (let tries = 0; upstreams.callsTo('oa-1').length === 0 && tries < 50; tries += 1) {
+      await one.chat().catch(() => undefined)
+    }
+    expect(upstreams.callsTo('oa-1')).toHaveLength(1)
+    upstreams.script('oa-1', undefined)
+    await vi.waitFor(
+      async () => {
+        await two.chat()
+        const before = upstreams.callsTo('oa-1').length
+        for (let index = 0; index < 20; index += 1) await two.chat()
+        expect(upstreams.callsTo('oa-1')).toHaveLength(before)
+      },
+      { timeout: 5_000, interval: 60 },
+    )
+    await closeAll(one.gateway, two.gateway)
+  })
+})
+
+async function closeAll(...gateways: GatewayHandler[]) {
+  await Promise.all(gateways.map((gateway) => gateway.close()))
+}
