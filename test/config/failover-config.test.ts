@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createGateway, GatewayConfigError, type GatewayConfig } from '../../src/index'
 import { buildGroupRegistry } from '../../src/config/build-parts'
 import { parseGatewayConfig } from '../../src/config/parse-config'
+import { configError } from '../helpers/config-error'
 
 const key = 'sk-config-test-0123456789abcdef'
-
-function configError(config: unknown): GatewayConfigError {
-  try {
-    createGateway(config as GatewayConfig)
-  } catch (error) {
-    if (error instanceof GatewayConfigError) return error
-    throw error
-  }
-  throw new Error('The config was accepted.')
-}
 
 describe('failover config: selection and health', () => {
   it('accepts balancing, session affinity, circuit breakers, key pools and concurrency limits, and builds them into the group', async () => {
