@@ -157,21 +157,35 @@ export function createHealthSelector(
     }
   }
 
+  // Reused by every pick: `select` is synchronous, so one pick never sees another's.
+  const shortfall: Shortfall = { untried: 0, circuits: 0, concurrency: 0, keys: 0, soonest: 0 }
+
   function select(group: Group, context: SelectContext): Selection | Unavailable {
     const { policy, states: upstreams, fit: fitness } = states.of(group)
     const at = now()
-    const shortfall: Shortfall = {
-      untried: 0,
-      circuits: 0,
-      concurrency: 0,
-      keys: 0,
-      soonest: Infinity,
+    const tried = context.tried
+    // The common case: one upstream, a first attempt, nothing to count or rotate, circuit closed.
+    if (upstreams.length === 1 && tried.size === 0 && context.retrySame === undefined) {
+      const only = upstreams[0]!
+      if (
+        only.pool === undefined &&
+        only.maxConcurrent === undefined &&
+        only.breaker.state === 'closed' &&
+        (store.openUntil(only.circuitId, at) ?? 0) <= at
+      ) {
+        only.inFlight += 1
+        return (only.plain ??= selectionOf(only, undefined, false))
+      }
     }
+    shortfall.untried = 0
+    shortfall.circuits = 0
+    shortfall.concurrency = 0
+    shortfall.keys = 0
+    shortfall.soonest = Infinity
     const sessionHash =
       policy.affinity !== undefined && context.sessionHint !== undefined
         ? hashText(context.sessionHint)
         : undefined
-    const tried = context.tried
     if (context.retrySame !== undefined) {
       for (const state of upstreams) {
         if (state.upstream.id === context.retrySame && fit(state, at, shortfall)) {
@@ -195,7 +209,6 @@ export function createHealthSelector(
     async health() {
       await store.sync?.()
       const at = now()
-      const shortfall: Shortfall = { untried: 0, circuits: 0, concurrency: 0, keys: 0, soonest: 0 }
       return (await options.registry.list()).flatMap((group) =>
         states.of(group).states.map((state): UpstreamHealth => {
           fit(state, at, shortfall)

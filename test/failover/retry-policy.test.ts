@@ -14,7 +14,12 @@ import { callThrough, until } from './client-calls'
 type Retry = NonNullable<NonNullable<GatewayConfig['groups']>[number]['retry']>
 
 /** An OpenAI group of the named upstreams, tried in order, failing as `script` says. */
-function setup(hosts: string[], script: (host: string, call: number) => Cue, retry?: Retry) {
+function setup(
+  hosts: string[],
+  script: (host: string, call: number) => Cue,
+  retry?: Retry,
+  health: { circuitBreaker?: false } = {},
+) {
   const upstreams = failingUpstreams('openai', script)
   const records: UsageRecord[] = []
   const events: RequestEvent[] = []
@@ -30,6 +35,7 @@ function setup(hosts: string[], script: (host: string, call: number) => Cue, ret
           apiKey: `sk-${host}-upstream-secret-000000`,
         })),
         ...(retry === undefined ? {} : { retry }),
+        ...health,
       },
     ],
     keys: [{ key: keys.main }],
@@ -180,10 +186,13 @@ describe('a Codex-style client', () => {
 
 describe('the retry budget', () => {
   it('keeps a group whose every upstream fails from multiplying load', async () => {
-    const { gateway, upstreams, records } = setup(['a', 'b', 'c'], () => ({
-      kind: 'status',
-      status: 503,
-    }))
+    // The budget alone: with circuit breakers on, they would answer most of these calls at once.
+    const { gateway, upstreams, records } = setup(
+      ['a', 'b', 'c'],
+      () => ({ kind: 'status', status: 503 }),
+      undefined,
+      { circuitBreaker: false },
+    )
     const requests = 200
     const concurrency = 30
     let next = 0
@@ -207,5 +216,33 @@ describe('the retry budget', () => {
     expect(records).toHaveLength(requests)
     const listed = records.reduce((sum, record) => sum + (record.attempts?.length ?? 0), 0)
     expect(listed).toBe(attempts)
+  })
+
+  it('with circuit breakers on (the default), the circuits open and shed what the budget would still send', async () => {
+    const { gateway, upstreams, records } = setup(['a', 'b', 'c'], () => ({
+      kind: 'status',
+      status: 503,
+    }))
+    const requests = 200
+    let next = 0
+    const worker = async () => {
+      while (next < requests) {
+        next += 1
+        const result = await callThrough('chat', gateway, 'gpt-4o-mini', false)
+        expect(result).toMatchObject({ kind: 'error', status: 503 })
+      }
+    }
+    await Promise.all(Array.from({ length: 30 }, worker))
+    await until(() => records.length === requests)
+    const attempts = upstreams.calls.length
+    console.info(
+      `retry budget and circuit breakers: ${requests} requests, 30 concurrent, 3 upstreams all failing: ${attempts} upstream attempts (${(attempts / requests).toFixed(3)} per request)`,
+    )
+    // Each circuit opens after 5 failures in a row (more while concurrent attempts were out):
+    // far fewer attempts than requests, the rest answered at once with 503 and retry-after.
+    expect(attempts).toBeLessThan(requests)
+    expect(attempts).toBeGreaterThanOrEqual(15)
+    const health = await gateway.health()
+    expect(health.map((entry) => entry.circuit)).toEqual(['open', 'open', 'open'])
   })
 })

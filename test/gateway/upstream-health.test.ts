@@ -364,6 +364,45 @@ describe('session affinity', () => {
 })
 
 describe('key pools', () => {
+  const pooledKeys = [
+    'sk-ant-api03-first-pooled-key-000000000001111',
+    'sk-ant-api03-second-pooled-key-00000000002222',
+  ]
+
+  it('a 401 on key 1 takes it out of rotation (masked in health, the log and the event) and the request is served with key 2', async () => {
+    const warnings: string[] = []
+    vi.spyOn(console, 'warn').mockImplementation((line: string) => void warnings.push(line))
+    const { gateway, events } = gatewayWith([
+      {
+        ...anthropicGroup,
+        upstreams: [{ id: 'an-1', baseUrl: baseUrlOf('an-1'), apiKeys: pooledKeys }],
+      },
+    ])
+    upstreams.script('an-1', (call) =>
+      call.key === pooledKeys[0] ? vendorErrors.anthropicInvalidKey() : undefined,
+    )
+    const answer = await message()
+    expect(answer.content.length).toBeGreaterThan(0)
+    expect(upstreams.callsTo('an-1').map((call) => call.key)).toEqual(pooledKeys)
+    expect((await gateway.health())[0]).toMatchObject({
+      circuit: 'closed',
+      keys: [{ masked: 'sk-…1111', disabled: '401 refused (HTTP 401)' }, { masked: 'sk-…2222' }],
+    })
+    expect(warnings).toEqual([
+      '[model-gateway] upstream a/an-1: key sk-…1111 out of rotation for 3600 s: 401 refused (HTTP 401).',
+    ])
+    // Every later call goes with key 2 only; no full key reaches the events or the log.
+    for (let index = 0; index < 5; index += 1) await message()
+    expect(
+      upstreams
+        .callsTo('an-1')
+        .slice(2)
+        .map((call) => call.key),
+    ).toEqual(Array(5).fill(pooledKeys[1]))
+    const published = JSON.stringify([events, warnings, await gateway.health()])
+    for (const key of pooledKeys) expect(published).not.toContain(key.slice(-12))
+  })
+
   it('rotates round-robin over the pool', async () => {
     const keysOf = ['sk-rot-key-a-000000000000000000aaaa', 'sk-rot-key-b-000000000000000000bbbb']
     gatewayWith([
