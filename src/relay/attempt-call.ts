@@ -23,7 +23,9 @@ import { relaySse } from './relay-sse'
  * (`classifyUpstreamFailure`) and scrubbed of the upstream's secrets. Nothing reaches the client
  * before the attempt has an answer for it, so a thrown failure can always be retried.
  *
- * `record` is kept up to date as the attempt goes: its phase and the upstream's status.
+ * `record` is kept up to date as the attempt goes: its phase and the upstream's status, and, once
+ * the attempt answers, its outcome and duration — before the usage settles, since the usage
+ * record carries the attempts and a ledger stores them as they are when it is written.
  *
  * @param onSent called once the call is on its way upstream
  */
@@ -38,6 +40,12 @@ export async function attemptCall(
   /** Told, for a stream, of a promise that settles when the stream ends. */
   onStream: (ended: Promise<void>) => void,
 ): Promise<GatewayAnswer> {
+  const started = runtime.now()
+  const answered = (): void => {
+    record.durationMs = runtime.now() - started
+    record.outcome = 'answered'
+    record.verdict = 'ok'
+  }
   const exchange = openExchange(scope.request.signal, runtime.upstreamTimeoutMs, runtime.now, {
     deadlineMs: plan.stream ? runtime.maxStreamMs : undefined,
   })
@@ -83,12 +91,14 @@ export async function attemptCall(
         },
       })
       onStream(streamEnded)
+      answered()
       record.phase = 'stream'
       return streamed
     }
     const json = await readUpstreamJson(upstream, runtime.maxResponseBytes)
     exchange.dispose()
     const answer = plan.answerJson(json.text, json.body)
+    answered()
     metered.finish('ok', upstream.status, answer.usage, 'answered')
     return textAnswer(answer.body, upstream.status, jsonContentType)
   } catch (error) {

@@ -196,9 +196,6 @@ async function attemptRoute(
         () => (state.sent = true),
         (ended) => (streamEnded = ended),
       )
-      record.durationMs = runtime.now() - started
-      record.outcome = 'answered'
-      record.verdict = 'ok'
       selection.finish(okVerdict, streamEnded)
       return withRateLimitHeaders(answer, scope, state.admission!, runtime.now())
     } catch (failure) {
