@@ -1,3 +1,4 @@
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { UsageRecord } from '../usage/usage-meter'
 import { literal } from './migrate'
 import type { Tables } from './tables'
@@ -21,7 +22,12 @@ export type LedgerRow = {
   total_tokens: number | null
   estimated: boolean
   duration_ms: number
+  /** The attempts of a request that made more than one, else null (schema version 2). */
+  attempts: StoredAttempt[] | null
 }
+
+/** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
+type StoredAttempt = Record<string, string | number>
 
 /**
  * A usage record as a ledger row. Text is made storable (Postgres text holds no NUL and JSON no
@@ -49,7 +55,27 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     // `estimated` marks usage the gateway had to estimate (an upstream that reported none).
     estimated: (record as UsageRecord & { estimated?: boolean }).estimated === true,
     duration_ms: Math.min(2_147_483_647, whole(record.durationMs) ?? 0),
+    attempts:
+      record.attempts !== undefined && record.attempts.length > 1
+        ? record.attempts.map(storedAttempt)
+        : null,
   }
+}
+
+/** An attempt with its text storable and its numbers whole; absent fields stay absent. */
+function storedAttempt(attempt: UpstreamAttempt): StoredAttempt {
+  const stored: StoredAttempt = {
+    group: storable(attempt.group),
+    upstream: storable(attempt.upstream),
+    phase: attempt.phase,
+    outcome: attempt.outcome,
+    verdict: attempt.verdict,
+    duration_ms: whole(attempt.durationMs) ?? 0,
+  }
+  if (attempt.credential !== undefined) stored.credential = storable(attempt.credential)
+  if (attempt.status !== undefined) stored.status = whole(attempt.status) ?? 0
+  if (attempt.error !== undefined) stored.error = storable(attempt.error)
+  return stored
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
@@ -67,7 +93,7 @@ function whole(value: number): number | undefined {
 const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id text,
   provider_id text, model text, upstream_model text, route text, stream boolean, outcome text,
   status smallint, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
-  total_tokens bigint, estimated boolean, duration_ms integer`
+  total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb`
 
 /**
  * One statement that inserts a batch (a JSON array in `$1`) and adds exactly the rows it inserted
@@ -82,11 +108,11 @@ export function insertBatchSql(tables: Tables): string {
 ), inserted AS (
   INSERT INTO ${tables.ledger} (request_id, started_at, key_id, group_id, provider_id, model,
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
-    cached_input_tokens, total_tokens, estimated, duration_ms, ended_at)
+    cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
     output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
-    timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond'
+    timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
   RETURNING key_id, ended_at, model, outcome, input_tokens, output_tokens, cached_input_tokens,

@@ -18,6 +18,9 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  * - `usage_daily`: requests and tokens per key, UTC day and model, upserted in the same statement
  *   that inserts the ledger rows, so the two always agree. A request counts on the day it ended
  *   (`ended_at`), when the meter settled it: the same day a daily budget counted it.
+ * - `usage_ledger.attempts` (version 2): the upstream attempts of a request that made more than
+ *   one (failover, a fallback), as a JSON array in order; null when the row's own `group_id`,
+ *   `provider_id` and `status` already tell the one attempt (or a request that made none).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -90,6 +93,12 @@ CREATE TABLE ${t.daily} (
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (key_id, day, model)
 );`,
+  },
+  {
+    version: 2,
+    name: 'upstream attempts of a request that made more than one',
+    // Nullable and without a default: adding it rewrites no row, however large the ledger.
+    sql: (t) => `ALTER TABLE ${t.ledger} ADD COLUMN attempts jsonb;`,
   },
 ]
 

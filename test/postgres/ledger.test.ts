@@ -367,4 +367,151 @@ describe('the gateway with a Postgres ledger', () => {
     })
     await rollupMatchesLedger(schema)
   })
+
+  it('stores the attempts of a request that made more than one, and null for one', async () => {
+    const schema = await freshSchema()
+    const ledger = createPostgresLedger({ client: database.pool, schema })
+    ledger.record(record(1))
+    ledger.record(
+      record(2, {
+        groupId: 'gem',
+        providerId: 'gem#0',
+        attempts: [
+          {
+            group: 'g',
+            upstream: 'g#0',
+            credential: 'sk-…ab\u0000cd',
+            status: 529,
+            phase: 'headers',
+            outcome: 'failed',
+            verdict: 'failed',
+            error: 'upstream_overloaded',
+            durationMs: 12.6,
+          },
+          {
+            group: 'gem',
+            upstream: 'gem#0',
+            phase: 'first-byte',
+            outcome: 'answered',
+            verdict: 'ok',
+            durationMs: 40,
+          },
+        ],
+      }),
+    )
+    ledger.record(
+      record(3, {
+        attempts: [
+          {
+            group: 'g',
+            upstream: 'g#0',
+            phase: 'first-byte',
+            outcome: 'answered',
+            verdict: 'ok',
+            durationMs: 3,
+          },
+        ],
+      }),
+    )
+    await ledger.close()
+    const { rows } = await database.pool.query(
+      `SELECT request_id, attempts FROM ${schema}.mg_usage_ledger ORDER BY request_id`,
+    )
+    expect(rows).toEqual([
+      { request_id: 'req_1', attempts: null },
+      {
+        request_id: 'req_2',
+        attempts: [
+          {
+            group: 'g',
+            upstream: 'g#0',
+            credential: 'sk-…abcd',
+            status: 529,
+            phase: 'headers',
+            outcome: 'failed',
+            verdict: 'failed',
+            error: 'upstream_overloaded',
+            duration_ms: 13,
+          },
+          {
+            group: 'gem',
+            upstream: 'gem#0',
+            phase: 'first-byte',
+            outcome: 'answered',
+            verdict: 'ok',
+            duration_ms: 40,
+          },
+        ],
+      },
+      // One attempt: the row's own group, provider and status tell it.
+      { request_id: 'req_3', attempts: null },
+    ])
+  })
+
+  it('records the attempts of a request that failed over, as the gateway made them', async () => {
+    const schema = await freshSchema()
+    const meter = createMemoryUsageMeter()
+    const ledger = createPostgresLedger({ client: database.pool, schema })
+    const key = 'sk-ledger-failover-0123456789abcd'
+    const overloaded = {
+      id: 'down',
+      protocol: 'openai' as const,
+      send: async () =>
+        new Response(
+          JSON.stringify({ error: { message: 'overloaded', type: 'server_error', code: null } }),
+          { status: 503, headers: { 'content-type': 'application/json' } },
+        ),
+    }
+    const gateway = createGateway({
+      groups: [
+        {
+          id: 'demo',
+          protocol: 'openai',
+          models: ['demo-echo'],
+          upstreams: [overloaded, { provider: 'mock', id: 'up' }],
+        },
+      ],
+      keys: [{ key, id: 'failover-key' }],
+      usageMeter: meter,
+      usageLedger: ledger,
+      // The weighted pick takes the first upstream: the request meets the 503 first.
+      random: () => 0,
+    })
+    const client = openAIClient(gateway, key)
+    const answer = await client.chat.completions.create(
+      { model: 'demo-echo', messages: [{ role: 'user', content: 'hello' }] },
+      { maxRetries: 0 },
+    )
+    expect(answer.choices[0]?.message.content).toBeTruthy()
+    await gateway.close()
+    const [made] = meter.records()
+    expect(made?.attempts?.map((attempt) => [attempt.upstream, attempt.status])).toEqual([
+      ['down', 503],
+      ['up', 200],
+    ])
+    const { rows } = await database.pool.query(
+      `SELECT provider_id, status, attempts FROM ${schema}.mg_usage_ledger`,
+    )
+    expect(rows).toEqual([
+      {
+        provider_id: 'up',
+        status: 200,
+        attempts: [
+          expect.objectContaining({
+            group: 'demo',
+            upstream: 'down',
+            status: 503,
+            outcome: 'failed',
+            verdict: 'failed',
+          }),
+          expect.objectContaining({
+            group: 'demo',
+            upstream: 'up',
+            outcome: 'answered',
+            verdict: 'ok',
+          }),
+        ],
+      },
+    ])
+  })
 })

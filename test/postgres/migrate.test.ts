@@ -30,7 +30,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1])
+    expect(first.applied.map((step) => step.version)).toEqual([1, 2])
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -43,7 +43,30 @@ describe('migrate', () => {
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(1)
+    expect(rows).toHaveLength(2)
+  })
+
+  it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
+    const options = { client: database.pool, schema: 'upgrade' }
+    await migrate(options)
+    // Back to what version 1 made, with a row written then.
+    await database.pool.query(`ALTER TABLE upgrade.mg_usage_ledger DROP COLUMN attempts;
+      DELETE FROM upgrade.mg_migrations WHERE version > 1;
+      INSERT INTO upgrade.mg_usage_ledger (request_id, started_at, key_id, group_id, provider_id,
+        model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
+      VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
+    expect(await schemaVersion(options)).toBe(1)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 2/)
+
+    const upgraded = await migrate(options)
+    expect(upgraded.applied).toEqual([
+      { version: 2, name: 'upstream attempts of a request that made more than one' },
+    ])
+    await assertMigrated(options)
+    const { rows } = await database.pool.query(
+      'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
+    )
+    expect(rows).toEqual([{ request_id: 'req_old', attempts: null }])
   })
 
   it('runs concurrently from eight connections: one applies, the others find it done', async () => {
@@ -60,9 +83,13 @@ describe('migrate', () => {
       )
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
-      expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([1])
-      const { rows } = await database.pool.query('SELECT version FROM racing.mg_migrations')
-      expect(rows).toEqual([{ version: 1 }])
+      expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
+        1, 2,
+      ])
+      const { rows } = await database.pool.query(
+        'SELECT version FROM racing.mg_migrations ORDER BY version',
+      )
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }])
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }
