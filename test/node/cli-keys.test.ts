@@ -30,12 +30,15 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 1,
-      applied: [{ version: 1, name: 'api keys, usage ledger and daily rollup' }],
+      version: 2,
+      applied: [
+        { version: 1, name: 'api keys, usage ledger and daily rollup' },
+        { version: 2, name: 'upstream attempts of a request that made more than one' },
+      ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 1, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 2, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 1).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 2).\n')
   })
 })
 

@@ -39,7 +39,7 @@ describe('the CLI with state.postgres', { timeout: 60_000 }, () => {
     )
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(
-      /schema version 0; this version needs 1\. Run `model-gateway migrate`/,
+      /schema version 0; this version needs 2\. Run `model-gateway migrate`/,
     )
 
     const gateway = await serveCli(
@@ -48,6 +48,7 @@ describe('the CLI with state.postgres', { timeout: 60_000 }, () => {
     )
     served.push(gateway)
     expect(gateway.output()).toContain('applied schema migration 1')
+    expect(gateway.output()).toContain('applied schema migration 2')
     expect(await gateway.stop()).toBe(0)
   })
 
