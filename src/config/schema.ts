@@ -326,7 +326,7 @@ function buildConfigSchemas() {
       responseStore: z.optional(plugin<ResponseStore>('items', 'ResponseStore')),
       /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
       upstreamSelector: z.optional(plugin<UpstreamSelector>('select', 'UpstreamSelector')),
-      /** Where the default selector shares open circuits (default: this process's memory). */
+      /** Where the default selector shares open circuits with other gateways (default: nowhere). */
       circuitStore: z.optional(plugin<CircuitStore>('openUntil', 'CircuitStore')),
       // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
       env: z.optional(z.record(z.string(), z.unknown())),

@@ -1,6 +1,6 @@
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { chooseCandidate } from './balancing'
-import { createMemoryCircuitStore, type CircuitStore } from './circuit-store'
+import type { CircuitStore } from './circuit-store'
 import { hashText } from './rendezvous'
 import type {
   AttemptVerdict,
@@ -19,7 +19,7 @@ export type SelectorLogger = { warn(message: string): void }
 export type HealthSelectorOptions = {
   /** The groups whose upstreams `health()` lists. */
   registry: GroupRegistry
-  /** Where open circuits are shared (default: this process's memory). */
+  /** Where open circuits are shared with other selectors (default: none, each breaker alone). */
   circuitStore?: CircuitStore | undefined
   now?: (() => number) | undefined
   /** A number in [0, 1), as `Math.random` returns; injected so that tests can pin the choice. */
@@ -51,14 +51,16 @@ export function createHealthSelector(
 ): UpstreamSelector & { close(): Promise<void> } {
   const now = options.now ?? Date.now
   const random = options.random ?? Math.random
-  const store = options.circuitStore ?? createMemoryCircuitStore()
+  // Without a store, openings live in the breakers alone: a store only this selector wrote would
+  // tell it nothing its breakers do not know, and reading it would cost every pick a lookup.
+  const store = options.circuitStore
   const logger = options.logger ?? console
   const states = new UpstreamStates(random)
 
   /** Whether this upstream may take an attempt now; notes why not in `shortfall`. */
   function fit(state: UpstreamState, at: number, shortfall: Shortfall): boolean {
     const breaker = state.breaker
-    const shared = store.openUntil(state.circuitId, at)
+    const shared = store?.openUntil(state.circuitId, at)
     if (shared !== undefined && shared > at && shared > breaker.openUntil) breaker.adopt(shared)
     if (breaker.availability(at) === 'blocked') {
       shortfall.circuits += 1
@@ -125,7 +127,7 @@ export function createHealthSelector(
         const status = verdict.status
         const immediate = status === 429 || status === 529
         if (breaker.failed(at, { immediate, retryAfterMs: verdict.retryAfterMs }, probe)) {
-          store.open(state.circuitId, breaker.openUntil - at, at)
+          store?.open(state.circuitId, breaker.openUntil - at, at)
           const seconds = ((breaker.openUntil - at) / 1000).toFixed(1)
           logger.warn(
             `[model-gateway] upstream ${state.circuitId}: circuit open for ${seconds} s (${breaker.reason}${status === undefined ? '' : `, last HTTP ${status}`}).`,
@@ -138,7 +140,7 @@ export function createHealthSelector(
           // One credential: the upstream itself is unusable until it is fixed; its circuit
           // opens, and reopens ever longer while probes keep being refused.
           if (breaker.failed(at, { immediate: true }, probe)) {
-            store.open(state.circuitId, breaker.openUntil - at, at)
+            store?.open(state.circuitId, breaker.openUntil - at, at)
             logger.warn(
               `[model-gateway] upstream ${state.circuitId}: circuit open, its key was ${verdict.reason}.`,
             )
@@ -171,7 +173,7 @@ export function createHealthSelector(
         only.pool === undefined &&
         only.maxConcurrent === undefined &&
         only.breaker.state === 'closed' &&
-        (store.openUntil(only.circuitId, at) ?? 0) <= at
+        (store === undefined || (store.openUntil(only.circuitId, at) ?? 0) <= at)
       ) {
         only.inFlight += 1
         return (only.plain ??= selectionOf(only, undefined, false))
@@ -207,7 +209,7 @@ export function createHealthSelector(
   return {
     select,
     async health() {
-      await store.sync?.()
+      await store?.sync?.()
       const at = now()
       return (await options.registry.list()).flatMap((group) =>
         states.of(group).states.map((state): UpstreamHealth => {
@@ -229,7 +231,7 @@ export function createHealthSelector(
       )
     },
     async close() {
-      await store.close?.()
+      await store?.close?.()
     },
   }
 }

@@ -384,6 +384,22 @@ describe('key pools', () => {
     const answer = await message()
     expect(answer.content.length).toBeGreaterThan(0)
     expect(upstreams.callsTo('an-1').map((call) => call.key)).toEqual(pooledKeys)
+    // The request's event lists both attempts, each with its key masked and what it told health.
+    expect(events[0]!.attempts).toEqual([
+      expect.objectContaining({
+        upstream: 'an-1',
+        credential: 'sk-…1111',
+        status: 401,
+        verdict: 'rejected-key',
+        outcome: 'failed',
+      }),
+      expect.objectContaining({
+        upstream: 'an-1',
+        credential: 'sk-…2222',
+        verdict: 'ok',
+        outcome: 'answered',
+      }),
+    ])
     expect((await gateway.health())[0]).toMatchObject({
       circuit: 'closed',
       keys: [{ masked: 'sk-…1111', disabled: '401 refused (HTTP 401)' }, { masked: 'sk-…2222' }],

@@ -2,12 +2,14 @@ import { setupServer } from 'msw/node'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createGateway, type GatewayHandler } from '../../src/index'
+import { createGatewayWithState } from '../../src/node/index'
 import { createRedisCircuitStore } from '../../src/redis/index'
 import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
 import { baseUrlOf, healthUpstreams, vendorErrors } from '../helpers/health-upstreams'
 import {
   connectRedis,
   deletePrefix,
+  redisUrl,
   scriptClient,
   uniquePrefix,
   type TestRedis,
@@ -117,6 +119,47 @@ describe('circuits shared through Redis', () => {
       { timeout: 5_000, interval: 60 },
     )
     await closeAll(one.gateway, two.gateway)
+  })
+
+  it('createGatewayWithState (what the CLI runs) shares circuits through state.redis', async () => {
+    upstreams.reset()
+    const statePrefix = `hc${process.pid}_${crypto.randomUUID().slice(0, 6)}`
+    const config = {
+      groups: [
+        {
+          id: 'o',
+          protocol: 'openai' as const,
+          models: [{ name: 'chat', upstreamModel: 'gpt-4o-mini' }],
+          upstreams: [
+            { id: 'oa-1', baseUrl: baseUrlOf('oa-1'), apiKey: 'sk-oa-1-upstream-key-0000' },
+          ],
+        },
+      ],
+      keys: [{ key: keys.main }],
+      state: { redis: redisUrl, prefix: statePrefix },
+    }
+    const one = await createGatewayWithState(config, { logger: quiet })
+    const two = await createGatewayWithState(config, { logger: quiet })
+    try {
+      expect(one.state.circuitStore).toBeDefined()
+      const chat = (gateway: GatewayHandler) =>
+        new OpenAI({
+          apiKey: keys.main,
+          baseURL: `${gatewayUrl}/v1`,
+          fetch: fetchThrough(gateway),
+          maxRetries: 0,
+        }).chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'Hi' }] })
+      upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
+      await expect(chat(one)).rejects.toMatchObject({ status: 429 })
+      upstreams.script('oa-1', undefined)
+      expect((await two.health())[0]).toMatchObject({ circuit: 'open' })
+      await expect(chat(two)).rejects.toMatchObject({ status: 503 })
+      expect(upstreams.callsTo('oa-1')).toHaveLength(1)
+      expect(await redis.exists(`${statePrefix}:circuit:v1:{circuits}`)).toBe(1)
+    } finally {
+      await closeAll(one, two)
+      await deletePrefix(redis, statePrefix)
+    }
   })
 })
 
