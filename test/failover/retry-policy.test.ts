@@ -3,6 +3,7 @@ import {
   createGateway,
   createMemoryUsageMeter,
   type GatewayConfig,
+  type GatewayHandler,
   type RequestEvent,
   type UsageRecord,
 } from '../../src/index'
@@ -185,6 +186,19 @@ describe('a Codex-style client', () => {
   })
 })
 
+/** `requests` chat calls, `concurrency` at a time, each answered 503 (every upstream fails). */
+async function failingLoad(gateway: GatewayHandler, requests: number, concurrency: number) {
+  let next = 0
+  const worker = async () => {
+    while (next < requests) {
+      next += 1
+      const result = await callThrough('chat', gateway, 'gpt-4o-mini', false)
+      expect(result).toMatchObject({ kind: 'error', status: 503 })
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
 describe('the retry budget', () => {
   it('keeps a group whose every upstream fails from multiplying load', async () => {
     // The budget alone: with circuit breakers on, they would answer most of these calls at once.
@@ -196,15 +210,7 @@ describe('the retry budget', () => {
     )
     const requests = 200
     const concurrency = 30
-    let next = 0
-    const worker = async () => {
-      while (next < requests) {
-        next += 1
-        const result = await callThrough('chat', gateway, 'gpt-4o-mini', false)
-        expect(result).toMatchObject({ kind: 'error', status: 503 })
-      }
-    }
-    await Promise.all(Array.from({ length: concurrency }, worker))
+    await failingLoad(gateway, requests, concurrency)
     await until(() => records.length === requests)
     const attempts = upstreams.calls.length
     // Defaults: retries ≤ 20 % of the window's requests + 3, so attempts ≤ 1.2 × 200 + 3.
@@ -225,15 +231,7 @@ describe('the retry budget', () => {
       status: 503,
     }))
     const requests = 200
-    let next = 0
-    const worker = async () => {
-      while (next < requests) {
-        next += 1
-        const result = await callThrough('chat', gateway, 'gpt-4o-mini', false)
-        expect(result).toMatchObject({ kind: 'error', status: 503 })
-      }
-    }
-    await Promise.all(Array.from({ length: 30 }, worker))
+    await failingLoad(gateway, requests, 30)
     await until(() => records.length === requests)
     const attempts = upstreams.calls.length
     console.info(
