@@ -134,6 +134,12 @@ function readNodeBody(request: ExpressRequest, maxBytes: number): Promise<string
   }
   const declared = Number(request.headers['content-length'] ?? Number.NaN)
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes))
+  // The body is read after the key is checked, so the client may have gone meanwhile: a request
+  // destroyed before its body was read emits neither 'end' nor 'close' again, and waiting for
+  // them would never settle (the request hung, and its usage was never recorded).
+  if (request.destroyed && request.readableEnded !== true) {
+    return Promise.reject(new ClientGoneError())
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let received = 0
