@@ -12,18 +12,13 @@ import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { CircuitStore } from '../failover/circuit-store'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
-import { checkConfig } from './check-config'
+import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
+import { buildStateConfigSchema } from './state-schema'
 import {
   groupSelectionShape,
   httpUpstreamPoolShape,
   upstreamSelectionShape,
 } from './failover-schema'
-
-const hasFunction = (value: unknown, name: string): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  // lookup-safe: plug-in objects may be class instances, whose methods are inherited
-  typeof (value as Record<string, unknown>)[name] === 'function'
 
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
@@ -43,9 +38,6 @@ function buildConfigSchemas() {
       ),
     )
 
-  const positiveInt = () => z.int().check(z.positive())
-  const nonNegativeInt = () => z.int().check(z.nonnegative())
-
   const modelName = z.string().check(z.minLength(1, 'expected a non-empty model name'))
   const modelObject = z.strictObject({
     name: modelName,
@@ -56,35 +48,6 @@ function buildConfigSchemas() {
       z.array(z.string().check(z.regex(/^[^/]+\/.+$/, 'expected "<group>/<model>"'))),
     ),
   })
-
-  /**
-   * Checks a value against the one schema its shape calls for (`pick` returns it, or a message when
-   * no shape fits), so that an error names the field (`models[1].profile.reasoning.min`) instead of
-   * zod's "no union member matched". The chosen schema's issues are reported at their own paths.
-   */
-  function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
-    return z.pipe(
-      z.unknown(),
-      z.transform((value: unknown, payload): T => {
-        const schema = pick(value)
-        if (typeof schema === 'string') {
-          payload.issues.push({ code: 'custom', message: schema, input: value })
-          return z.NEVER
-        }
-        const result = checkConfig(schema, value)
-        if (result.success) return result.data
-        for (const issue of result.error.issues) {
-          payload.issues.push({
-            code: 'custom',
-            message: issue.message,
-            path: issue.path,
-            input: value,
-          })
-        }
-        return z.NEVER
-      }),
-    )
-  }
 
   /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
   const modelEntry = oneOf<string | z.output<typeof modelObject>>((value) =>
@@ -216,64 +179,7 @@ function buildConfigSchemas() {
       }),
     )
 
-  const milliseconds = nonNegativeInt()
-
-  /**
-   * Shared state: where keys, usage and limits live when several instances (or restarts) must
-   * agree. The core only validates it; `createGatewayWithState` from `model-gateway/node` connects
-   * the URLs (the core imports no driver).
-   */
-  const stateConfigSchema = z.strictObject({
-    /** Redis URL: the usage meter is shared. */
-    redis: z.optional(
-      z.string().check(z.regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')),
-    ),
-    /** PostgreSQL URL: keys and the usage ledger persist. */
-    postgres: z.optional(
-      z
-        .string()
-        .check(z.regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')),
-    ),
-    /** Namespace of Redis keys and Postgres tables (default "mg"). */
-    prefix: z.optional(
-      z
-        .string()
-        .check(z.regex(/^[a-z][a-z0-9_]{0,23}$/, 'use 1 to 24 lowercase letters, digits and "_"')),
-    ),
-    /** Postgres schema of the tables (default: the connection's search_path). */
-    schema: z.optional(
-      z
-        .string()
-        .check(
-          z.regex(/^[a-z_][a-z0-9_]{0,29}$/, 'use up to 30 lowercase letters, digits and "_"'),
-        ),
-    ),
-    /** How long Postgres key lookups are cached, found and not found (default 5000 ms each). */
-    keyCache: z.optional(
-      z.strictObject({ ttlMs: z.optional(milliseconds), negativeTtlMs: z.optional(milliseconds) }),
-    ),
-    /** Batching of the Postgres usage ledger. */
-    ledger: z.optional(
-      z.strictObject({
-        flushIntervalMs: z.optional(positiveInt()),
-        batchSize: z.optional(positiveInt()),
-        maxQueue: z.optional(positiveInt()),
-        drainTimeoutMs: z.optional(milliseconds),
-      }),
-    ),
-    /** Longest a Redis call may take before the failure policy applies (default 200 ms). */
-    redisTimeoutMs: z.optional(positiveInt().check(z.maximum(60_000))),
-    /** Lease of a reservation in the shared meter, renewed every third (default 60000 ms). */
-    leaseMs: z.optional(z.int().check(z.minimum(1000))),
-    /** What the shared meter does while Redis does not answer. */
-    onFailure: z.optional(
-      z.strictObject({
-        budgets: z.optional(z.enum(['closed', 'open'])),
-        windows: z.optional(z.enum(['local', 'closed'])),
-        expectedInstances: z.optional(positiveInt()),
-      }),
-    ),
-  })
+  const stateConfigSchema = buildStateConfigSchema()
 
   /** A header name, lower-cased: never a credential header, never one the gateway sets itself. */
   const headerName = z.pipe(

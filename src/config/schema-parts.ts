@@ -1,0 +1,44 @@
+import * as z from 'zod/mini'
+import { checkConfig } from './check-config'
+
+/** A whole number of at least 1. */
+export const positiveInt = () => z.int().check(z.positive())
+
+/** A whole number of 0 or more. */
+export const nonNegativeInt = () => z.int().check(z.nonnegative())
+
+/** Whether a plug-in object has the method `name` (its own, or inherited from a class). */
+export const hasFunction = (value: unknown, name: string): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  // lookup-safe: plug-in objects may be class instances, whose methods are inherited
+  typeof (value as Record<string, unknown>)[name] === 'function'
+
+/**
+ * Checks a value against the one schema its shape calls for (`pick` returns it, or a message when
+ * no shape fits), so that an error names the field (`models[1].profile.reasoning.min`) instead of
+ * zod's "no union member matched". The chosen schema's issues are reported at their own paths.
+ */
+export function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
+  return z.pipe(
+    z.unknown(),
+    z.transform((value: unknown, payload): T => {
+      const schema = pick(value)
+      if (typeof schema === 'string') {
+        payload.issues.push({ code: 'custom', message: schema, input: value })
+        return z.NEVER
+      }
+      const result = checkConfig(schema, value)
+      if (result.success) return result.data
+      for (const issue of result.error.issues) {
+        payload.issues.push({
+          code: 'custom',
+          message: issue.message,
+          path: issue.path,
+          input: value,
+        })
+      }
+      return z.NEVER
+    }),
+  )
+}
