@@ -13,10 +13,11 @@ const bins = ['bun', 'deno', 'node', 'workerd'].map((name) =>
 if (bins.every((bin) => existsSync(bin)) && !process.argv.includes('--force')) process.exit(0)
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-// `npm install`, not `npm ci`: it installs exactly what the lock pins, but tolerates the lock
-// lacking other platforms' optional binaries (@deno/darwin-arm64, …), which the registry these
-// machines reach does not serve, so `npm ci` refuses the lock.
-const result = spawnSync(npm, ['install', '--no-audit', '--no-fund'], {
+// `npm ci`: installs exactly what the lock pins and never writes the lock, so a contributor's
+// `npm install` leaves the working tree clean. The lock lists every platform's optional binaries
+// (@deno/darwin-arm64, @oven/bun-windows-x64, …): one that lacks some is out of step with the
+// packages' own manifests, and `npm install` would add them, rewriting the lock on every clone.
+const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
   cwd: folder,
   stdio: 'inherit',
 })
