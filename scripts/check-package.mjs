@@ -1,0 +1,93 @@
+// Checks a packed tarball (`npm pack`) the way a user receives it: the files users need are in it,
+// nothing else is (sources, tests, source maps), its package.json carries no scripts, and it stays
+// within its size budget. Run by CI after `npm pack`; prints the sizes.
+//
+//   node scripts/check-package.mjs model-gateway-0.1.0.tgz
+import { readFileSync, statSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
+
+/**
+ * The budget: 3.2 MB packed and 13.3 MB unpacked before source maps left the package, 0.8 MB and
+ * 3.3 MB after. Raise it on purpose, in the commit that needs it, never to make CI pass.
+ */
+const maxPackedBytes = 1_000_000
+const maxUnpackedBytes = 4_000_000
+
+const required = [
+  'dist/index.js',
+  'dist/index.cjs',
+  'dist/index.d.ts',
+  'dist/index.d.cts',
+  'dist/node/index.js',
+  'dist/node/index.cjs',
+  'dist/node/index.d.ts',
+  'dist/node/cli.js',
+  'dist/postgres/index.js',
+  'dist/postgres/index.cjs',
+  'dist/postgres/index.d.ts',
+  'dist/redis/index.js',
+  'dist/redis/index.cjs',
+  'dist/redis/index.d.ts',
+  'package.json',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
+]
+
+const path = process.argv[2]
+if (path === undefined) {
+  console.error('usage: node scripts/check-package.mjs <tarball>')
+  process.exit(2)
+}
+
+/** The files of a tar archive: name → content (ustar headers, 512-byte blocks). */
+function readTar(buffer) {
+  const files = new Map()
+  for (let offset = 0; offset + 512 <= buffer.length;) {
+    const header = buffer.subarray(offset, offset + 512)
+    const field = (start, length) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '')
+    const name = field(0, 100)
+    if (name === '') break
+    const prefix = field(345, 155)
+    const size = parseInt(field(124, 12).trim() || '0', 8)
+    const type = field(156, 1)
+    const body = buffer.subarray(offset + 512, offset + 512 + size)
+    if (type === '0' || type === '') files.set(prefix === '' ? name : `${prefix}/${name}`, body)
+    offset += 512 + Math.ceil(size / 512) * 512
+  }
+  return files
+}
+
+const packed = statSync(path).size
+const entries = readTar(gunzipSync(readFileSync(path)))
+const files = new Map([...entries].map(([name, body]) => [name.replace(/^package\//, ''), body]))
+const unpacked = [...files.values()].reduce((sum, body) => sum + body.length, 0)
+const problems = []
+for (const file of required) if (!files.has(file)) problems.push(`missing: ${file}`)
+for (const file of files.keys()) {
+  if (/^(src|test|examples|bench|scripts)\//.test(file)) problems.push(`not for users: ${file}`)
+  if (file.endsWith('.map')) problems.push(`source map: ${file}`)
+}
+const manifest = JSON.parse(files.get('package.json')?.toString('utf8') ?? '{}')
+if (manifest.scripts !== undefined) {
+  problems.push(`package.json keeps scripts (${Object.keys(manifest.scripts).join(', ')})`)
+}
+if (packed > maxPackedBytes)
+  problems.push(`packed ${packed} B, over the budget of ${maxPackedBytes}`)
+if (unpacked > maxUnpackedBytes) {
+  problems.push(`unpacked ${unpacked} B, over the budget of ${maxUnpackedBytes}`)
+}
+
+const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`
+console.log(`${files.size} files, ${kB(packed)} packed, ${kB(unpacked)} unpacked`)
+for (const [file, body] of [...files].sort(([, a], [, b]) => b.length - a.length)) {
+  console.log(`  ${kB(body.length).padStart(9)}  ${file}`)
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`package: ${problem}`)
+  process.exit(1)
+}
