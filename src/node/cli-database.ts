@@ -16,7 +16,7 @@ export const databaseOptions = {
 
 /** The usage lines of the flags above. */
 export const databaseUsage = `  --config <file>   read the database from the config's "state" ("postgres", "prefix", "schema")
-  --database <url>  the database URL (overrides the config's)
+  --database <url>  the database URL (overrides the config's; default: $DATABASE_URL)
   --prefix <name>   table prefix (default: the config's, else "mg")
   --schema <name>   Postgres schema (default: the config's, else the search_path)
   --json            print JSON for scripts instead of text for people`
@@ -32,16 +32,20 @@ export type CommandDatabase = {
 export class UsageError extends Error {}
 
 /**
- * Opens the database a command names, by `--database` or by the config's `state.postgres`.
- * Only the config's `state` is expanded, so an unset upstream key variable does not stop an
- * operator from managing keys.
+ * Opens the database a command names: `--database`, else the config's `state.postgres`, else the
+ * `DATABASE_URL` environment variable. Of the config, only `state.postgres`, `prefix` and
+ * `schema` are expanded: an unset upstream key variable, or `REDIS_URL` on a machine that only
+ * administers keys, does not stop an operator from managing keys.
  */
-export async function openCommandDatabase(values: {
-  config?: string | undefined
-  database?: string | undefined
-  prefix?: string | undefined
-  schema?: string | undefined
-}): Promise<CommandDatabase> {
+export async function openCommandDatabase(
+  values: {
+    config?: string | undefined
+    database?: string | undefined
+    prefix?: string | undefined
+    schema?: string | undefined
+  },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<CommandDatabase> {
   let config: { state?: unknown; groups?: Array<{ id?: unknown }> } = {}
   if (values.config !== undefined) {
     const path = resolve(values.config)
@@ -51,10 +55,12 @@ export async function openCommandDatabase(values: {
       throw new Error(`cannot read ${path}: ${(error as Error).message}`)
     }
   }
-  const state = readStateConfig(config.state)
-  const url = values.database ?? state?.postgres
+  const state = readStateConfig(databaseState(config.state), env)
+  const url = values.database ?? state?.postgres ?? nonEmpty(env.DATABASE_URL)
   if (url === undefined) {
-    throw new UsageError('name the database with --database <url> or a config with state.postgres')
+    throw new UsageError(
+      'name the database: --database <url>, a config with state.postgres (--config), or DATABASE_URL',
+    )
   }
   const pool = await openPostgresPool(url)
   const groupIds = Array.isArray(config.groups)
@@ -69,4 +75,15 @@ export async function openCommandDatabase(values: {
     groupIds,
     close: () => pool.end(),
   }
+}
+
+/** The members of a config's `state` a database command uses; the rest is neither read nor expanded. */
+function databaseState(state: unknown): unknown {
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) return state
+  const { postgres, prefix, schema } = state as Record<string, unknown>
+  return { postgres, prefix, schema }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value
 }

@@ -5,8 +5,8 @@ import { GatewayConfigError } from '../config/parse-config'
 import type { GatewayConfig } from '../config/schema'
 import { parseCliArgs, usage } from './cli-args'
 import { UsageError } from './cli-database'
-import { keysUsage, runKeys } from './cli-keys'
-import { migrateUsage, runMigrate } from './cli-migrate'
+import { runKeys } from './cli-keys'
+import { runMigrate } from './cli-migrate'
 import { createNodeFetch } from './node-fetch'
 import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
@@ -22,8 +22,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return await run(argv.slice(1))
     } catch (error) {
       if (isCommandLineError(error)) {
+        // The reason and where the options are: the whole usage would bury the reason.
         console.error(
-          `model-gateway: ${(error as Error).message}\n\n${command === 'migrate' ? migrateUsage : keysUsage}`,
+          `model-gateway: ${(error as Error).message}\nSee "model-gateway ${command} --help" for the options.`,
         )
         return 2
       }
