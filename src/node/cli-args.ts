@@ -11,8 +11,9 @@ export type CliArgs = {
 
 /** The usage text, printed with `--help` and with a bad command line. */
 export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1] [--print-demo] [--no-migrate]
-       model-gateway migrate [--config <file.json> | --database <url>]
+       model-gateway migrate [--config <file.json> | --database <url>]   (default: $DATABASE_URL)
        model-gateway keys create|list|revoke|update|usage …   (model-gateway keys --help)
+       model-gateway --version
 
   --config      the gateway config (JSON; "\${NAME}" reads an environment variable)
   --port        port to listen on (default 8787; 0 picks a free one)
@@ -25,7 +26,7 @@ export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [-
  *
  * @throws Error with a one-line reason for a bad command line
  */
-export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' {
+export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'version' {
   const args: Partial<CliArgs> = {
     port: 8787,
     host: '127.0.0.1',
@@ -43,6 +44,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' {
       case '--help':
       case '-h':
         return 'help'
+      case '--version':
+      case '-v':
+        return 'version'
       case '--config':
       case '-c':
         args.config = value()

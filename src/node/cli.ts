@@ -10,7 +10,9 @@ import { runMigrate } from './cli-migrate'
 import { createNodeFetch } from './node-fetch'
 import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
-import { createGatewayWithState } from './state'
+import { createGatewayWithState, readStateConfig } from './state'
+import { packageVersion } from './package-version'
+import { startSummary } from './start-summary'
 import { demoBanner } from './demo-banner'
 
 /** The CLI: `model-gateway migrate …`, `model-gateway keys …`, or serving a config. */
@@ -48,6 +50,10 @@ async function serve(argv: readonly string[]): Promise<number> {
     console.log(usage)
     return 0
   }
+  if (args === 'version') {
+    console.log(packageVersion())
+    return 0
+  }
   const path = resolve(args.config)
   let config: unknown
   try {
@@ -56,6 +62,7 @@ async function serve(argv: readonly string[]): Promise<number> {
     console.error(`model-gateway: cannot read ${path}: ${(error as Error).message}`)
     return 1
   }
+  const env = (config as { env?: Record<string, unknown> }).env ?? process.env
   let gateway
   try {
     gateway = await createGatewayWithState(
@@ -79,6 +86,16 @@ async function serve(argv: readonly string[]): Promise<number> {
   for (const step of gateway.state.migration?.applied ?? []) {
     console.log(`model-gateway: applied schema migration ${step.version}: ${step.name}`)
   }
+  const summary = startSummary({
+    version: packageVersion(),
+    configPath: path,
+    config,
+    env,
+    stateConfig: readStateConfig((config as { state?: unknown }).state, env),
+    state: gateway.state,
+  })
+  for (const line of summary.lines) console.log(line)
+  for (const warning of summary.warnings) console.error(`model-gateway: ${warning}`)
   const served = await serveGateway(gateway, { port: args.port, host: args.host })
   let stopping = false
   const stop = (signal: string) => {

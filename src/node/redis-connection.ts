@@ -14,15 +14,15 @@ type NodeRedisModule = { createClient(options: Record<string, unknown>): NodeRed
 /**
  * Opens a node-redis client for a `redis://` URL. `redis` is an optional peer dependency, imported
  * only here and only when a config names Redis. Waits up to `connectTimeoutMs` for the first
- * connection; past it the client is returned anyway and keeps reconnecting, so the gateway starts
- * degraded (under the meter's failure policy) rather than not at all.
+ * connection; past it the client is returned anyway (`connected: false`) and keeps reconnecting,
+ * so the gateway starts degraded (under the meter's failure policy) rather than not at all.
  *
  * @throws Error naming the package to install when `redis` is missing
  */
 export async function connectNodeRedis(
   url: string,
   connectTimeoutMs: number,
-): Promise<NodeRedisClient> {
+): Promise<{ client: NodeRedisClient; connected: boolean }> {
   let driver: NodeRedisModule
   try {
     driver = (await import('redis')) as unknown as NodeRedisModule
@@ -52,9 +52,9 @@ export async function connectNodeRedis(
   const late = new Promise<boolean>(
     (resolve) => (timer = setTimeout(resolve, connectTimeoutMs, false)),
   )
-  await Promise.race([connected, late])
+  const answered = await Promise.race([connected, late])
   clearTimeout(timer)
-  return client
+  return { client, connected: answered }
 }
 
 /** Closes gracefully (pending commands answered) for up to a second, then drops the socket. */

@@ -20,7 +20,9 @@ import type { StoreLogger } from '../redis/store-health'
 import type { ReseedFunction } from '../usage/budget-seeds'
 import { createMemoryUsageMeter } from '../usage/memory-usage-meter'
 import type { UsageMeter } from '../usage/usage-meter'
-import { openPostgresPool } from './postgres-pool'
+import { openPostgresPool, type PostgresPool } from './postgres-pool'
+import { describeError } from '../postgres/loud-log'
+import { redactUrl } from './redact-url'
 import { closeNodeRedis, connectNodeRedis, nodeRedisScriptClient } from './redis-connection'
 
 /** Options of `connectState` and `createGatewayWithState`. */
@@ -53,6 +55,10 @@ export type ConnectedState = {
   postgres?: PostgresOptions
   /** What `migrate` did at start, when it ran. */
   migration?: MigrationResult
+  /** With `postgres`: the database's schema version once started. */
+  schemaVersion?: number
+  /** With `redis`: whether Redis answered within the connect timeout (it keeps being retried). */
+  redisConnected?: boolean
   /** Closes the connections (after the gateway's own `close()`). */
   close(): Promise<void>
 }
@@ -112,8 +118,11 @@ export async function connectState(
     }
   }
   let redis
+  let redisConnected
   try {
-    redis = await connectNodeRedis(state.redis, options.redisConnectTimeoutMs ?? 2000)
+    const connection = await connectNodeRedis(state.redis, options.redisConnectTimeoutMs ?? 2000)
+    redis = connection.client
+    redisConnected = connection.connected
   } catch (error) {
     await postgres.close()
     throw error
@@ -129,6 +138,7 @@ export async function connectState(
   })
   return {
     ...postgres,
+    redisConnected,
     usageMeter,
     responseStore: createRedisResponseStore({
       client: nodeRedisScriptClient(redis),
@@ -173,9 +183,14 @@ async function connectPostgres(
   const pool = await openPostgresPool(state.postgres)
   const postgres: PostgresOptions = { client: pool, prefix: state.prefix, schema: state.schema }
   try {
+    await answers(pool, state.postgres)
     let migration: MigrationResult | undefined
-    if (options.migrate === false) await assertMigrated(postgres)
-    else migration = await migrate(postgres)
+    let schemaVersion: number
+    if (options.migrate === false) schemaVersion = await assertMigrated(postgres)
+    else {
+      migration = await migrate(postgres)
+      schemaVersion = migration.version
+    }
     const keyStore = createPostgresKeyStore({
       ...postgres,
       listener: createPgListener(pool),
@@ -188,6 +203,7 @@ async function connectPostgres(
       keyStore,
       usageLedger,
       postgres,
+      schemaVersion,
       ...(migration === undefined ? {} : { migration }),
       async close() {
         // The gateway closed the key store and drained the ledger; these are no-ops if so.
@@ -199,6 +215,15 @@ async function connectPostgres(
   } catch (error) {
     await pool.end().catch(() => undefined)
     throw error
+  }
+}
+
+/** Fails the start with the database's address (password masked) when it does not answer. */
+async function answers(pool: PostgresPool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1')
+  } catch (error) {
+    throw new Error(`PostgreSQL at ${redactUrl(url)} does not answer: ${describeError(error)}`)
   }
 }
 

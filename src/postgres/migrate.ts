@@ -74,14 +74,17 @@ export async function schemaVersion(options: PostgresOptions): Promise<number> {
 /**
  * Throws unless the database has every migration this code needs: what a gateway started with
  * `--no-migrate` checks, so that it fails at start rather than on the first request.
+ *
+ * @returns the database's schema version
  */
-export async function assertMigrated(options: PostgresOptions): Promise<void> {
+export async function assertMigrated(options: PostgresOptions): Promise<number> {
   const version = await schemaVersion(options)
   if (version < latestSchemaVersion) {
     throw new Error(
       `The database is at model-gateway schema version ${version}; this version needs ${latestSchemaVersion}. Run \`model-gateway migrate\`.`,
     )
   }
+  return version
 }
 
 /** A SQL string literal. */
