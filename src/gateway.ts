@@ -22,6 +22,7 @@ import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { handleResponses } from './handlers/responses'
 import { handleGetResponse } from './handlers/responses-get'
+import { createCorsPolicy } from './http/cors'
 import { toResponse, type GatewayAnswer } from './http/gateway-answer'
 import { fromWebRequest, type GatewayRequest, type RequestHeaders } from './http/gateway-request'
 import { matchRoute, type RouteName } from './http/match-route'
@@ -152,6 +153,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   }
   const basePath = valid.basePath
   const maxInFlight = valid.maxInFlight
+  const cors =
+    valid.cors === undefined ? undefined : createCorsPolicy(valid.cors, valid.forwardHeaders)
 
   /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
   function answerMalformedUrl(
@@ -199,7 +202,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
     const startedAt = now()
     const requestId = runtime.generateId()
     const url = parseRequestUrl(request.url)
-    if (url === undefined) return answerMalformedUrl(request, requestId, startedAt)
+    if (url === undefined) {
+      const answer = answerMalformedUrl(request, requestId, startedAt)
+      cors?.decorate(request.headers, answer.headers)
+      return answer
+    }
     const runtimeWaitUntil = waitUntilOf(context)
     // Work a response leaves running is also the gateway's to wait for on close().
     const waitUntil = (promise: Promise<unknown>) => {
@@ -227,6 +234,18 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         if (onEvent === undefined) return
         runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
       },
+    }
+    // A browser's preflight is answered before any key, as CORS requires.
+    const preflight = cors?.preflight(
+      request.method,
+      stripBasePath(url.pathname, basePath),
+      request.headers,
+    )
+    if (preflight !== undefined) {
+      scope.event.route = preflight.route
+      preflight.answer.headers.set('x-request-id', requestId)
+      scope.complete(preflight.answer.status, 'ok')
+      return preflight.answer
     }
     let response: GatewayAnswer
     let outcome: UsageOutcome = 'ok'
@@ -279,6 +298,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       response = renderError(answerAs, error, requestId)
     }
     response.headers.set('x-request-id', requestId)
+    cors?.decorate(request.headers, response.headers)
     if (!scope.eventDeferred) scope.complete(response.status, outcome)
     return response
   }

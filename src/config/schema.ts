@@ -14,6 +14,7 @@ import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import { buildStateConfigSchema } from './state-schema'
+import { buildCorsSchema } from './cors-schema'
 import {
   groupSelectionShape,
   httpUpstreamPoolShape,
@@ -222,6 +223,8 @@ function buildConfigSchemas() {
       maxStreamMs: z.optional(positiveInt()),
       maxInFlight: z.optional(positiveInt()),
       forwardHeaders: z._default(z.array(headerName), () => [...defaultForwardHeaders]),
+      /** Browser apps: which origins may call the gateway (off when absent). */
+      cors: z.optional(buildCorsSchema()),
       groups: z.optional(z.array(group)),
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
       keys: z.optional(z.array(keyEntry)),
