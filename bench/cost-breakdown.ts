@@ -2,7 +2,8 @@ import { Readable } from 'node:stream'
 import { hashKey } from '../src/auth/hash-key'
 import { parseJson } from '../src/internal/json'
 import { openAIChatRequestSchema } from '../src/protocols/openai/request-schema'
-import { benchKey, completionJson, jsonRequestBody } from './payloads'
+import { setStringMember } from '../src/internal/set-string-member'
+import { benchKey, benchModel, completionJson, jsonRequestBody, streamFrames } from './payloads'
 
 /** One measured step: mean wall-clock and CPU microseconds per operation. */
 export type Cost = { step: string; micros: number; cpuMicros: number; operations: number }
@@ -32,12 +33,29 @@ export async function measureCosts(budgetMs = 300): Promise<Cost[]> {
     ['body JSON.parse + zod validation', () => validate(jsonRequestBody)],
     ['AbortController + listener on another signal', () => abortPair()],
     ['new Response(JSON text) + arrayBuffer()', () => new Response(completionJson).arrayBuffer()],
+    // Passthrough answers name the call name (ADR 0017): spliced into the upstream's text.
+    ['passthrough JSON answer: model set to the call name', () => setModel(completionJson)],
+    ['passthrough stream: model set in every chunk of one answer', () => setModelInChunks()],
   ]
   // A first pass warms the code the steps share (undici's Request, Web streams) for all of them.
   for (const [, run] of steps) await measure(run, budgetMs)
   const costs: Cost[] = []
   for (const [step, run] of steps) costs.push({ step, ...(await measure(run, budgetMs)) })
   return costs
+}
+
+const chunks = streamFrames.withUsage
+  .map((frame) => frame.slice('data: '.length, -2))
+  .filter((data) => data !== '[DONE]')
+
+function setModel(text: string): string {
+  return setStringMember(text, ['model'], benchModel)
+}
+
+function setModelInChunks(): number {
+  let length = 0
+  for (const chunk of chunks) length += setModel(chunk).length
+  return length
 }
 
 function newRequest(): Request {

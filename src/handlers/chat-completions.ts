@@ -74,9 +74,16 @@ function passthroughPlan(
     }),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
     // The upstream's bytes go back unchanged; only its `usage` member is located and parsed.
-    answerJson: (text, json) => passthroughJsonAnswer(text, json, 'usage', readOpenAIUsage),
+    answerJson: (text, json) =>
+      passthroughJsonAnswer(text, json, 'usage', readOpenAIUsage, {
+        modelMember: 'model',
+        callName: common.model,
+      }),
     translator: () =>
-      openAIPassthroughStream({ clientWantsUsage: body.stream_options?.include_usage === true }),
+      openAIPassthroughStream({
+        clientWantsUsage: body.stream_options?.include_usage === true,
+        callName: common.model,
+      }),
   }
 }
 

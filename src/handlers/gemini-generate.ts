@@ -71,10 +71,14 @@ export async function handleGeminiGenerate(
           body: geminiPassthroughBody(json, common.route.model.upstreamModel),
           headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
           answerJson: (text, json) =>
-            passthroughJsonAnswer(text, json, 'usageMetadata', (usage) =>
-              toTokenUsage(geminiUsageToCanonical(usage)),
+            passthroughJsonAnswer(
+              text,
+              json,
+              'usageMetadata',
+              (usage) => toTokenUsage(geminiUsageToCanonical(usage)),
+              { modelMember: 'modelVersion', callName: common.model },
             ),
-          translator: geminiPassthroughStream,
+          translator: () => geminiPassthroughStream(common.model),
         }
       : translatedPlan(
           runtime,

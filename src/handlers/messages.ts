@@ -53,10 +53,14 @@ export async function handleMessages(
             ...anthropicPassthroughHeaders,
           ]),
           answerJson: (text, json) =>
-            passthroughJsonAnswer(text, json, 'usage', (usage) =>
-              toTokenUsage(anthropicUsageToCanonical(usage)),
+            passthroughJsonAnswer(
+              text,
+              json,
+              'usage',
+              (usage) => toTokenUsage(anthropicUsageToCanonical(usage)),
+              { modelMember: 'model', callName: common.model },
             ),
-          translator: anthropicPassthroughStream,
+          translator: () => anthropicPassthroughStream(common.model),
         }
       : translatedPlan(
           runtime,

@@ -122,8 +122,12 @@ function passthroughPlan(
     body: responsesPassthroughBody(json, body, common.route.model.upstreamModel, resolved),
     headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
     // The upstream's bytes go back unchanged; the usage is read from its checked body.
-    answerJson: (text, json) => passthroughJsonAnswer(text, json, 'usage', readResponsesUsage),
-    translator: responsesPassthroughStream,
+    answerJson: (text, json) =>
+      passthroughJsonAnswer(text, json, 'usage', readResponsesUsage, {
+        modelMember: 'model',
+        callName: common.model,
+      }),
+    translator: () => responsesPassthroughStream(common.model),
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AnswerHeaders, GatewayAnswer } from './gateway-answer'
 import type { RequestHeaders } from './gateway-request'
 import { matchRoute, type RouteName } from './match-route'
+import { upstreamModelHeader } from './upstream-model-header'
 
 /** The `cors` section of a valid config. */
 export type CorsConfig = {
@@ -42,7 +43,7 @@ const gatewayAnswerHeaders = [
   'retry-after-ms',
   'x-should-retry',
   'x-gateway-dropped-tools',
-  'x-gateway-upstream-model',
+  upstreamModelHeader,
   ...['requests', 'tokens'].flatMap((family) =>
     ['limit', 'remaining', 'reset'].map((part) => `x-ratelimit-${part}-${family}`),
   ),

@@ -13,6 +13,7 @@ import {
   type Unavailable,
 } from '../failover/upstream-selector'
 import type { GatewayAnswer } from '../http/gateway-answer'
+import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { Route } from '../routing/resolve-route'
@@ -112,11 +113,11 @@ export async function runAttempts(
   }
   try {
     const answer = await attemptRoute(state, routed)
-    if (answer !== undefined) return answer
+    if (answer !== undefined) return withUpstreamModel(answer, state.details.upstreamModel)
     const fallbacks = (state.fallbacks ??= await fallbackRoutes(runtime, key, routed.route))
     for (const route of fallbacks) {
       const fallback = await attemptRoute(state, rerouteCall(runtime, routed, route))
-      if (fallback !== undefined) return fallback
+      if (fallback !== undefined) return withUpstreamModel(fallback, state.details.upstreamModel)
     }
     throw lastFailure(state)
   } catch (error) {

@@ -6,6 +6,7 @@ import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
 import { outputAllowance, type OutputAllowance } from './output-allowance'
 import type { CallAnswer, CallPlan } from './relay-call'
+import { setStringMember } from '../internal/set-string-member'
 
 /**
  * The first step of every call: the call name resolved to a group, before the body is validated,
@@ -99,16 +100,22 @@ function estimateCall(
 }
 
 /**
- * The answer of a passthrough JSON call: the upstream's bytes go back as they are, and the usage
- * is read from the named top-level member (`usage`, `usageMetadata`) of the checked body.
+ * The answer of a passthrough JSON call: the upstream's bytes go back as they are, but for the
+ * model it names (`modelMember`: `model`, Gemini's `modelVersion`), set to the call name the client
+ * sent (ADR 0017); the usage is read from the named top-level member (`usage`, `usageMetadata`) of
+ * the checked body.
  */
 export function passthroughJsonAnswer(
   text: string,
   body: Record<string, unknown>,
   member: string,
   readUsage: (value: unknown) => TokenUsage | undefined,
+  named: { modelMember: string; callName: string },
 ): CallAnswer {
   // Own members only: an upstream body is no lookup table for inherited ones.
   const value: unknown = Object.getOwnPropertyDescriptor(body, member)?.value
-  return { body: text, usage: value === undefined ? undefined : readUsage(value) }
+  return {
+    body: setStringMember(text, [named.modelMember], named.callName),
+    usage: value === undefined ? undefined : readUsage(value),
+  }
 }

@@ -17,6 +17,7 @@ import {
   type UpstreamCallRecord,
 } from '../helpers/upstream'
 import { imageBase64, matrixClients } from './matrix/clients'
+import { modelNameClients } from './matrix/model-names'
 import { families, reportedUsage, upstreamAnswers, type Family } from './matrix/upstream-answers'
 
 /**
@@ -55,28 +56,28 @@ beforeAll(() => {
       {
         id: 'o',
         protocol: 'openai',
-        models: ['openai-model'],
+        models: [{ name: 'openai-model', upstreamModel: 'openai-upstream' }],
         circuitBreaker: false,
         upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
       },
       {
         id: 'a',
         protocol: 'anthropic',
-        models: ['anthropic-model'],
+        models: [{ name: 'anthropic-model', upstreamModel: 'anthropic-upstream' }],
         circuitBreaker: false,
         upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
       },
       {
         id: 'g',
         protocol: 'gemini',
-        models: ['gemini-model'],
+        models: [{ name: 'gemini-model', upstreamModel: 'gemini-upstream' }],
         circuitBreaker: false,
         upstreams: [{ baseUrl: geminiBaseUrl, apiKey: geminiApiKey }],
       },
       {
         id: 'r',
         protocol: 'openai',
-        models: ['responses-model'],
+        models: [{ name: 'responses-model', upstreamModel: 'responses-upstream' }],
         circuitBreaker: false,
         upstreams: [{ baseUrl: responsesBaseUrl, apiKey: responsesApiKey, responses: true }],
       },
@@ -89,6 +90,7 @@ beforeAll(() => {
 afterAll(() => openaiUpstream.server.close())
 
 const clients = matrixClients(() => handler)
+const namers = modelNameClients(() => handler)
 const cells = families.flatMap((client) => families.map((group) => [client, group] as const))
 
 describe.each(cells)('%s client × %s group', (client, group) => {
@@ -114,6 +116,21 @@ describe.each(cells)('%s client × %s group', (client, group) => {
       outcome: 'ok',
       usage: reportedUsage[group].stream,
     })
+  })
+
+  it('names the model as the client called it, JSON and stream; the upstream model in a header', async () => {
+    // Every upstream answer here names a model of its own ('m', 'claude-sonnet-4-5-20250929', …).
+    answer('text')
+    const upstreamModel = `${group}-upstream`
+    expect(await namers[client].json(model)).toEqual({
+      named: [model],
+      upstreamHeader: upstreamModel,
+    })
+    answer('stream')
+    const streamed = await namers[client].stream(model)
+    expect(streamed.named.length).toBeGreaterThan(0)
+    expect(new Set(streamed.named)).toEqual(new Set([model]))
+    expect(streamed.upstreamHeader).toBe(upstreamModel)
   })
 
   it('returns a tool call', async () => {

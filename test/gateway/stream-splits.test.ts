@@ -9,6 +9,11 @@ const fixture = readFileSync(
   new URL('../fixtures/openai/text-stream-usage.sse', import.meta.url),
   'utf8',
 )
+/**
+ * What the client gets: the upstream's bytes, but for the model every chunk names — the call name
+ * the client sent, where the upstream wrote its dated snapshot (ADR 0017).
+ */
+const relayed = fixture.replaceAll('"model":"gpt-4o-mini-2024-07-18"', '"model":"gpt-4o-mini"')
 
 /** A gateway whose upstream answers with the fixture cut into the given chunks. */
 function gatewayOver(chunks: () => Uint8Array[]) {
@@ -48,9 +53,10 @@ async function relay(chunks: Uint8Array[], includeUsage: boolean) {
 }
 
 describe('chat-completions stream relay at every chunk split', () => {
-  it('relays the upstream bytes unchanged and meters the same usage, however the upstream splits them', async () => {
+  it('relays the upstream bytes (the model named as called) and meters the same usage, however the upstream splits them', async () => {
+    expect(relayed).not.toBe(fixture)
     const whole = await relay([new TextEncoder().encode(fixture)], true)
-    expect(whole.text).toBe(fixture)
+    expect(whole.text).toBe(relayed)
     expect(whole.record?.usage).toEqual({
       inputTokens: 19,
       outputTokens: 6,
@@ -59,17 +65,17 @@ describe('chat-completions stream relay at every chunk split', () => {
     })
     for (const chunks of everySplit(fixture)) {
       const split = await relay(chunks, true)
-      expect(split.text).toBe(fixture)
+      expect(split.text).toBe(relayed)
       expect(split.record?.usage).toEqual(whole.record?.usage)
     }
     for (let seed = 1; seed <= 20; seed += 1)
-      expect((await relay(randomSplit(fixture, seed), true)).text).toBe(fixture)
+      expect((await relay(randomSplit(fixture, seed), true)).text).toBe(relayed)
   })
 
   it('drops only the usage-only chunk for a client that did not ask for usage, still metering it', async () => {
     const { text, record } = await relay([new TextEncoder().encode(fixture)], false)
-    const usageFrame = fixture.split('\n\n').find((frame) => frame.includes('"choices":[]'))!
-    expect(text).toBe(fixture.replace(`${usageFrame}\n\n`, ''))
+    const usageFrame = relayed.split('\n\n').find((frame) => frame.includes('"choices":[]'))!
+    expect(text).toBe(relayed.replace(`${usageFrame}\n\n`, ''))
     expect(record?.usage?.totalTokens).toBe(25)
   })
 

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
+import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../relay/sse-translator'
 import { serializeSse } from '../../sse/serialize'
 import type { Usage } from '../../canonical/types'
@@ -9,16 +10,23 @@ import { anthropicStreamErrorFrame, anthropicErrorToGateway } from './errors'
 
 /**
  * Passthrough for a messages client of an Anthropic upstream: every frame goes out as the upstream
- * wrote it. Only `message_start` and `message_delta` are parsed, for usage (message_delta's is
- * cumulative and wins: checklist USE-04). An `error` event ends the stream as it is.
+ * wrote it, but for `message_start`'s `message.model`, set to the call name (ADR 0017). Only
+ * `message_start` and `message_delta` are parsed, for usage (message_delta's is cumulative and
+ * wins: checklist USE-04). An `error` event ends the stream as it is.
+ *
+ * @param callName the model name the client sent
  */
-export function anthropicPassthroughStream(): SseTranslator {
+export function anthropicPassthroughStream(callName: string): SseTranslator {
   let usage: Usage = emptyUsage()
   let sawStop = false
   return {
-    push(message) {
-      if (message.type === 'comment') return { frames: [serializeSse(message)] }
-      const name = message.event
+    push(upstream) {
+      if (upstream.type === 'comment') return { frames: [serializeSse(upstream)] }
+      const name = upstream.event
+      const message =
+        name === 'message_start'
+          ? { ...upstream, data: setStringMember(upstream.data, ['message', 'model'], callName) }
+          : upstream
       if (name === 'message_start' || name === 'message_delta') {
         const parsed = parseJson(message.data)
         if (parsed.ok && isJsonObject(parsed.value)) {

@@ -3,6 +3,7 @@ import { emptyUsage, mergeUsage, toTokenUsage } from '../../canonical/usage'
 import { GatewayError } from '../../errors'
 import { findTopLevelMembers } from '../../internal/json-members'
 import { isJsonObject, parseJson } from '../../internal/json'
+import { setStringMember, spliceStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../relay/sse-translator'
 import { serializeSse } from '../../sse/serialize'
 import { geminiUsageToCanonical } from './canonical-usage'
@@ -12,13 +13,17 @@ const errorPattern = /^\s*\{\s*"error"\s*:/
 
 /**
  * Passthrough for a Gemini client of a Gemini upstream: each event goes out as the upstream wrote
- * its data. Only the `usageMetadata` member of each event is located and parsed (it is cumulative:
- * the last wins), and `finishReason` is watched so that a stream cut short is reported. An upstream
- * error object is written the way Google writes it (ERR-S-G) and ends the stream.
+ * its data, but for the `modelVersion` every event repeats, set to the call name (ADR 0017). Only
+ * the `usageMetadata` member of each event is located and parsed (it is cumulative: the last
+ * wins), and `finishReason` is watched so that a stream cut short is reported. An upstream error
+ * object is written the way Google writes it (ERR-S-G) and ends the stream.
+ *
+ * @param callName the model name the client sent (in the path)
  */
-export function geminiPassthroughStream(): SseTranslator {
+export function geminiPassthroughStream(callName: string): SseTranslator {
   let usage: Usage = emptyUsage()
   let finished = false
+  const encodedName = JSON.stringify(callName)
   return {
     push(message) {
       if (message.type === 'comment') return { frames: [serializeSse(message)] }
@@ -43,7 +48,14 @@ export function geminiPassthroughStream(): SseTranslator {
       }
       if (isJsonObject(metadata)) usage = mergeUsage(usage, geminiUsageToCanonical(metadata))
       if (!finished && data.includes('"finishReason"')) finished = true
-      return { frames: [serializeSse(message)] }
+      // The one scan above found `modelVersion` too, unless the keys need a re-encoding.
+      const named =
+        found === undefined
+          ? data
+          : found.keysAgree
+            ? spliceStringMember(data, found, 'modelVersion', encodedName)
+            : setStringMember(data, ['modelVersion'], callName)
+      return { frames: [serializeSse(named === data ? message : { ...message, data: named })] }
     },
     end() {
       if (finished) return { frames: [], final: 'ok' }

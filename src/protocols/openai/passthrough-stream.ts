@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
+import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../relay/sse-translator'
 import { serializeSse } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
@@ -16,29 +17,34 @@ const errorPattern = /^\s*\{\s*"error"\s*:/
 
 /**
  * Passthrough for an OpenAI client of an OpenAI upstream: each event's data goes out as the
- * upstream wrote it. Only chunks carrying a usage object are parsed, to meter them; the usage-only
- * chunk the gateway asked for is dropped when the client did not ask for it. An upstream error
- * payload gets the spec's `event: error` framing and ends the stream; so does a body that ends
- * before `[DONE]`.
+ * upstream wrote it, but for the `model` every chunk repeats, set to the call name (ADR 0017).
+ * Only chunks carrying a usage object are parsed, to meter them; the usage-only chunk the gateway
+ * asked for is dropped when the client did not ask for it. An upstream error payload gets the
+ * spec's `event: error` framing and ends the stream; so does a body that ends before `[DONE]`.
  */
-export function openAIPassthroughStream(options: { clientWantsUsage: boolean }): SseTranslator {
+export function openAIPassthroughStream(options: {
+  clientWantsUsage: boolean
+  /** The model name the client sent, which every chunk names. */
+  callName: string
+}): SseTranslator {
   let usage: TokenUsage | undefined
   return {
-    push(message) {
-      if (message.type === 'comment') return { frames: [serializeSse(message)] }
-      const data = message.data
-      if (data === '[DONE]') return { frames: [serializeSse(message)], final: 'ok' }
-      if (errorPattern.test(data)) {
-        const parsed = parseJson(data)
+    push(upstream) {
+      if (upstream.type === 'comment') return { frames: [serializeSse(upstream)] }
+      if (upstream.data === '[DONE]') return { frames: [serializeSse(upstream)], final: 'ok' }
+      if (errorPattern.test(upstream.data)) {
+        const parsed = parseJson(upstream.data)
         const body = parsed.ok ? parsed.value : undefined
         return {
-          frames: [`event: error\ndata: ${data}\n\n`],
+          frames: [`event: error\ndata: ${upstream.data}\n\n`],
           final: 'error',
           error: new GatewayError('upstream_error', upstreamMessage(body), {
             upstream: { status: 502, body },
           }),
         }
       }
+      const data = setStringMember(upstream.data, ['model'], options.callName)
+      const message = data === upstream.data ? upstream : { ...upstream, data }
       if (usagePattern.test(data)) {
         const parsed = parseJson(data)
         if (parsed.ok && isJsonObject(parsed.value)) {

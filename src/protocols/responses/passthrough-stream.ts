@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors'
 import { finiteNumber, isJsonObject, parseJson } from '../../internal/json'
+import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../relay/sse-translator'
 import type { SseMessage } from '../../sse/sse-message'
 import { serializeSse } from '../../sse/serialize'
@@ -10,6 +11,14 @@ import { responsesErrorObject, responsesEventError, responsesFailure } from './e
 /** The terminal events: the only ones carrying usage (RESP-STR-11). */
 const terminals = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
+/** The events that carry the whole response, and so its `model`. */
+const namingEvents = new Set([
+  ...terminals,
+  'response.created',
+  'response.in_progress',
+  'response.queued',
+])
+
 /** Where `type` and `sequence_number` sit: near the start of every event OpenAI writes. */
 const head = 256
 const typePattern = /"type"\s*:\s*"([^"\\]+)"/
@@ -17,7 +26,8 @@ const sequencePattern = /"sequence_number"\s*:\s*(\d+)/
 
 /**
  * Passthrough for a Responses client of an upstream that speaks Responses: every frame goes out as
- * the upstream wrote it. Only two events are parsed: `response.created` (for the response's
+ * the upstream wrote it, but for the `response.model` of the events that carry the response, set
+ * to the call name (ADR 0017). Only two events are parsed: `response.created` (for the response's
  * identity, should the gateway have to end the stream itself) and the terminal event, whose
  * `response.usage` is what gets metered — it echoes the instructions, tools and whole output, so it
  * can be tens of KB in one frame, parsed once. Other events are only glanced at: their type (from
@@ -27,7 +37,7 @@ const sequencePattern = /"sequence_number"\s*:\s*(\d+)/
  * event and `response.failed` from the gateway, numbered after the upstream's last event; never a
  * silent end that a client would take for a complete answer (RESP-STR-13).
  */
-export function responsesPassthroughStream(): SseTranslator {
+export function responsesPassthroughStream(callName: string): SseTranslator {
   let usage: TokenUsage | undefined
   let lastSequence = -1
   let identity: Record<string, unknown> = {}
@@ -59,10 +69,14 @@ export function responsesPassthroughStream(): SseTranslator {
   }
 
   return {
-    push(message: SseMessage) {
-      if (message.type === 'comment') return { frames: [serializeSse(message)] }
-      const start = message.data.slice(0, head)
-      const type = message.event ?? typePattern.exec(start)?.[1]
+    push(upstream: SseMessage) {
+      if (upstream.type === 'comment') return { frames: [serializeSse(upstream)] }
+      const start = upstream.data.slice(0, head)
+      const type = upstream.event ?? typePattern.exec(start)?.[1]
+      const message =
+        type !== undefined && namingEvents.has(type)
+          ? { ...upstream, data: setStringMember(upstream.data, ['response', 'model'], callName) }
+          : upstream
       const sequence = sequencePattern.exec(start)?.[1]
       if (type === 'error' && !begun) {
         // An error before any event (an overloaded upstream) is a failure before the first byte:

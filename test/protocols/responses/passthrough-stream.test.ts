@@ -10,9 +10,15 @@ function fixture(name: string): string {
   return readFileSync(new URL(`../../fixtures/responses/${name}`, import.meta.url), 'utf8')
 }
 
+/** The model the fixtures name: as the call name, the bytes go out unchanged. */
+const fixtureModel = 'gpt-5.1-codex-max'
+
 /** Runs SSE bytes through the passthrough translator as the relay does. */
-async function relay(chunks: readonly Uint8Array[], options: { failAtEnd?: boolean } = {}) {
-  const translator = responsesPassthroughStream()
+async function relay(
+  chunks: readonly Uint8Array[],
+  options: { failAtEnd?: boolean; callName?: string } = {},
+) {
+  const translator = responsesPassthroughStream(options.callName ?? fixtureModel)
   const reader = createSseReader(streamOfChunks(chunks), { maxBufferSize: 1 << 22 })
   let out = ''
   let final: string | undefined
@@ -50,6 +56,17 @@ describe('Responses passthrough stream', () => {
       cachedInputTokens: 0,
       totalTokens: 406,
     })
+  })
+
+  it('names the call name as the response model, in every event that carries the response, at every split', async () => {
+    const text = fixture('reasoning-tool-call.sse')
+    const renamed = text.replaceAll(`"model":"${fixtureModel}"`, '"model":"codex"')
+    expect(renamed).not.toBe(text)
+    for (const chunks of everySplit(text)) {
+      const { out, final } = await relay(chunks, { callName: 'codex' })
+      expect(out).toBe(renamed)
+      expect(final).toBe('ok')
+    }
   })
 
   it('reads usage from a terminal frame of tens of KB, at every chunk split of its neighbourhood', async () => {
