@@ -53,6 +53,7 @@ export function modelProfileOverridesSchema() {
         field: z.enum(['thinking', 'enable_thinking'], {
           error: 'expected "thinking" or "enable_thinking"',
         }),
+        clearThinking: z.optional(z.boolean()),
       }),
     ],
     {
@@ -87,6 +88,11 @@ export function modelProfileOverridesSchema() {
       imageInput: z.optional(z.boolean()),
       documentInput: z.optional(z.boolean()),
       reasoningHistory: z.optional(z.boolean()),
+      reasoningField: z.optional(
+        z.enum(['reasoning_content', 'reasoning', 'reasoning_details'], {
+          error: 'expected "reasoning_content", "reasoning" or "reasoning_details"',
+        }),
+      ),
     })
     .check(
       z.refine(
