@@ -17,8 +17,9 @@ import { gatewayUrl, keys } from '../helpers/gateway'
  * their `thoughtSignature` kept), Codex (reasoning items echoed with `encrypted_content`) and a
  * chat-completions app (the message kept, `reasoning_content` and all) send it, through the
  * official SDKs, against fakes that enforce each server's rules: DeepSeek refuses a tool-call
- * turn whose `reasoning_content` is missing or altered; `house-reasoner-1` (a self-hosted model no
- * table knows) answers in `reasoning`, needs it back there and refuses `reasoning_content`;
+ * turn whose `reasoning_content` is missing or altered; `house-reasoner-1` and `house-thinker-1`
+ * (self-hosted models no table knows) answer in `reasoning` and `reasoning_content`, need it back
+ * there and refuse the other member;
  * `house-chat-1` never reasons and refuses every reasoning member; MiniMax answers in
  * `reasoning_details` when asked with `reasoning_split`.
  */
@@ -27,6 +28,7 @@ const fakes = useFakeUpstreams({
     'deepseek-v4-pro',
     'deepseek-chat',
     'house-reasoner-1',
+    'house-thinker-1',
     'house-chat-1',
     'MiniMax-M2',
     // One conversation, two models: a client switching aliases mid-session.
@@ -45,6 +47,7 @@ const reasoners: ReadonlyArray<readonly [string, Field]> = [
   ['deepseek-v4-pro', 'reasoning_content'],
   ['deepseek-chat', 'reasoning_content'],
   ['house-reasoner-1', 'reasoning'],
+  ['house-thinker-1', 'reasoning_content'],
   ['MiniMax-M2', 'reasoning_details'],
 ]
 

@@ -75,9 +75,10 @@ export type OpenAIReasoningRules = {
  * The reasoning rules of the OpenAI-compatible models the fakes serve: DeepSeek's thinking mode
  * (on by default for V4 and the reasoner, by `thinking: {type: "enabled"}` for `deepseek-chat`),
  * MiniMax M2 (always thinks; `reasoning_details` with `reasoning_split: true`, else `<think>` in
- * the content), and two self-hosted models no gateway table knows: `house-reasoner-*`, which
- * answers in `reasoning` as vLLM ≥ 0.11 does and needs it back, and `house-chat-*`, which never
- * reasons; both refuse members they do not know, as Cerebras does.
+ * the content), and self-hosted models no gateway table knows: `house-reasoner-*`, which answers
+ * in `reasoning` as vLLM ≥ 0.11 does and needs it back there, `house-thinker-*`, the same in
+ * `reasoning_content`, and `house-chat-*`, which never reasons; all refuse members they do not
+ * know, as Cerebras does.
  *
  * @see https://api-docs.deepseek.com/guides/thinking_mode
  * @see https://platform.minimax.io/docs/api-reference/text-openai-api
@@ -108,6 +109,13 @@ export function openAIReasoningRules(
       field: 'reasoning',
       needsItBack: true,
       refusedMembers: ['reasoning_content', 'reasoning_details'],
+    }
+  if (/^house-thinker/.test(model))
+    return {
+      thinks: true,
+      field: 'reasoning_content',
+      needsItBack: true,
+      refusedMembers: ['reasoning', 'reasoning_details'],
     }
   if (/^house-chat/.test(model))
     return {
