@@ -1,6 +1,6 @@
 import type { AssistantMessage, ReasoningPart } from '../../canonical/types'
 import type { ModelProfile, ReasoningField } from '../../models/profile'
-import { readReasoningOrigin, type ReasoningOrigin } from './reasoning-origin'
+import { readReasoningOrigin, writtenBy, type ReasoningOrigin } from './reasoning-origin'
 
 /**
  * The reasoning fields of an assistant message bound for an OpenAI-compatible upstream
@@ -28,7 +28,7 @@ export function assistantReasoningFields(
   if (reasoning.length === 0) return {}
   const own = reasoning.flatMap((part) => {
     const origin = readReasoningOrigin(part.signature)
-    return origin?.model === model ? [{ origin, text: part.text }] : []
+    return origin !== undefined && writtenBy(origin, model) ? [{ origin, text: part.text }] : []
   })
   if (own.length > 0) return restored(own)
   if (!profile.reasoningHistory) return {}

@@ -8,14 +8,17 @@ export type { ReasoningField } from '../../models/profile'
 
 /**
  * Where reasoning from an `openai`-protocol upstream came from: the field it arrived in, the
- * upstream model that wrote it and the digest of its text. It travels as the reasoning's canonical
+ * upstream model that wrote it (as a digest) and the digest of its text. It travels as the reasoning's canonical
  * signature (`{protocol: 'openai', value: <JSON>}`) and inside every carrier a client gets, so that
  * the reasoning goes back to that model, in that field, byte for byte (ADR 0017).
  */
 export type ReasoningOrigin = {
   field: ReasoningField
-  /** The upstream model name the gateway called (`groups[].models[].upstreamModel`). */
-  model: string
+  /**
+   * `textDigest` of the upstream model name the gateway called (`groups[].models[].upstreamModel`):
+   * enough to tell that model again, without showing clients the name behind an alias.
+   */
+  modelDigest: string
   /** `textDigest` of the reasoning text. */
   digest: string
   /** A `reasoning_details` entry's members besides its text (MiniMax's `type`, `id`, `format`). */
@@ -42,7 +45,7 @@ export function reasoningOriginSignature(
 ): Signed {
   const value = {
     f: field,
-    m: model,
+    m: textDigest(model),
     h: textDigest(text),
     ...(detail === undefined ? {} : { d: detail }),
   }
@@ -54,17 +57,25 @@ export function readReasoningOrigin(signature: Signed | undefined): ReasoningOri
   if (signature?.protocol !== 'openai') return undefined
   const parsed = parseJson(signature.value)
   if (!parsed.ok || !isJsonObject(parsed.value)) return undefined
-  const { f: field, m: model, h: digest, d: detail } = parsed.value
+  const { f: field, m: modelDigest, h: digest, d: detail } = parsed.value
   if (typeof field !== 'string' || !fields.has(field)) return undefined
-  if (typeof model !== 'string' || typeof digest !== 'string' || !/^[0-9a-f]{16}$/.test(digest))
-    return undefined
+  if (!isDigest(modelDigest) || !isDigest(digest)) return undefined
   if (detail !== undefined && !isJsonObject(detail)) return undefined
   return {
     field: field as ReasoningField,
-    model,
+    modelDigest,
     digest,
     ...(detail === undefined ? {} : { detail }),
   }
+}
+
+function isDigest(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{16}$/.test(value)
+}
+
+/** Whether reasoning of this origin was written by the upstream model named `model`. */
+export function writtenBy(origin: ReasoningOrigin, model: string): boolean {
+  return origin.modelDigest === textDigest(model)
 }
 
 /**
