@@ -23,12 +23,14 @@ export function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
   return z.pipe(
     z.unknown(),
     z.transform((value: unknown, payload): T => {
-      const schema = pick(value)
-      if (typeof schema === 'string') {
-        payload.issues.push({ code: 'custom', message: schema, input: value })
-        return z.NEVER
+      const chosen = pick(value)
+      // On failure the value is passed on as written, not dropped: the checks across fields
+      // (duplicate models, fallbacks) still run, and read it (the parse fails all the same).
+      if (typeof chosen === 'string') {
+        payload.issues.push({ code: 'custom', message: chosen, input: value })
+        return value as T
       }
-      const result = checkConfig(schema, value)
+      const result = checkConfig(chosen, value)
       if (result.success) return result.data
       for (const issue of result.error.issues) {
         payload.issues.push({
@@ -38,7 +40,7 @@ export function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
           input: value,
         })
       }
-      return z.NEVER
+      return value as T
     }),
   )
 }
