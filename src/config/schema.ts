@@ -52,12 +52,14 @@ function buildConfigSchemas() {
   })
 
   /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
-  const modelEntry = oneOf<string | z.output<typeof modelObject>>((value) =>
-    typeof value === 'string'
-      ? modelName
-      : typeof value === 'object' && value !== null
-        ? modelObject
-        : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
+  const modelEntry = oneOf<string | z.output<typeof modelObject>>(
+    [modelName, modelObject],
+    (value) =>
+      typeof value === 'string'
+        ? modelName
+        : typeof value === 'object' && value !== null
+          ? modelObject
+          : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
   )
 
   const mockUpstream = z.strictObject({
@@ -90,7 +92,7 @@ function buildConfigSchemas() {
   /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
   const upstream = oneOf<
     z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
-  >((value) =>
+  >([httpUpstream, mockUpstream, customUpstream], (value) =>
     typeof value === 'object' && value !== null && 'provider' in value
       ? mockUpstream
       : hasFunction(value, 'send')
@@ -209,6 +211,8 @@ function buildConfigSchemas() {
   /** The zod schema of `createGateway`'s config, checked once at creation. */
   const gatewayConfigSchema = z
     .strictObject({
+      /** A JSON config file's pointer to its JSON Schema (`config.schema.json`), for editors. */
+      $schema: z.optional(z.string()),
       groupIdRouting: z._default(z.boolean(), false),
       basePath: z.optional(
         z
