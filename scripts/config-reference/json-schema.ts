@@ -174,7 +174,7 @@ function checkDocs(fields: ConfigField[]): void {
   if (undocumented.length > 0 || unknown.length > 0) {
     throw new Error(
       [
-        'src/config/field-docs.ts is out of step with the config schema:',
+        'src/config/field-docs.ts (and field-docs-groups.ts) is out of step with the config schema:',
         ...undocumented.map((field) => `  no description for ${field.path}`),
         ...unknown.map((path) => `  a description for ${path}, which the schema does not have`),
       ].join('\n'),
