@@ -4,7 +4,7 @@
  * (0x5bd1e995) — as 16 hex digits. It tells whether a text came back exactly as it went out — an
  * edit, a truncation, a normalised line ending — in linear time (about 6 ns a character, one
  * `Math.imul` per lane) and without WebCrypto's promises; it is no MAC, and nothing relies on it
- * against a forger (ADR 0017).
+ * against a forger (ADR 0018).
  *
  * @example
  * textDigest('') // '811c9dc59ce4cbf2'

@@ -7,7 +7,7 @@ import type { ModelProfile, ModelProfileEntry } from './profile'
  * calls needs its `reasoning_content` back in every later request, or the API answers 400
  * (checklist TOOL-H-11); between user turns without tool calls it is ignored. So every model of
  * the API takes earlier reasoning back (`reasoningHistory`); the reasoning a model returned goes
- * back to it in any case (ADR 0017). JSON mode only (`json_object`), no images. Self-hosted R1
+ * back to it in any case (ADR 0018). JSON mode only (`json_object`), no images. Self-hosted R1
  * (vLLM, Ollama) always thinks, takes no field for it, and its template drops earlier reasoning.
  *
  * @see https://api-docs.deepseek.com/quick_start/pricing

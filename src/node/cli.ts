@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { GatewayConfigError } from '../config/parse-config'
 import type { GatewayConfig } from '../config/schema'
@@ -12,6 +11,7 @@ import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
 import { createGatewayWithState } from './state'
 import { demoBanner } from './demo-banner'
+import { readConfigFile } from './read-config-file'
 
 /** The CLI: `model-gateway migrate …`, `model-gateway keys …`, or serving a config. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -50,9 +50,9 @@ async function serve(argv: readonly string[]): Promise<number> {
   const path = resolve(args.config)
   let config: unknown
   try {
-    config = JSON.parse(await readFile(path, 'utf8'))
+    config = await readConfigFile(path)
   } catch (error) {
-    console.error(`model-gateway: cannot read ${path}: ${(error as Error).message}`)
+    console.error(`model-gateway: ${(error as Error).message}`)
     return 1
   }
   let gateway

@@ -80,7 +80,7 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   openai: {
     operation: () => 'chat-completions',
     encodeRequest: (request, target) => encodeOpenAIRequest(request, target),
-    // Reasoning is signed with the model that wrote it, to go back to it (ADR 0017).
+    // Reasoning is signed with the model that wrote it, to go back to it (ADR 0018).
     decodeResponse: (body, _generateId, request) =>
       decodeOpenAIResponse(body, { model: request.model }),
     streamDecoder: (generateId, request) =>

@@ -65,7 +65,7 @@ const chatBody = (stream: boolean) => (model: string) => ({
 
 /**
  * Reasoning an OpenAI-compatible upstream handed out, in each carrier a client brings back (ADR
- * 0017): mutations alter, cut and swap them, and each must stay a 400 or a valid request.
+ * 0018): mutations alter, cut and swap them, and each must stay a 400 or a valid request.
  */
 const carried = (() => {
   const text = 'Look it up — 🧠'

@@ -11,7 +11,7 @@ import { handedOutReasoning } from '../helpers/fakes/openai-fake'
 import { gatewayUrl, keys } from '../helpers/gateway'
 
 /**
- * Reasoning an `openai`-group upstream hands out goes back to it (issue 18, ADR 0017): three-turn
+ * Reasoning an `openai`-group upstream hands out goes back to it (issue 18, ADR 0018): three-turn
  * tool loops — two turns of two parallel tool calls, then the answer — with the history exactly as
  * Claude Code (thinking blocks echoed), Gemini CLI (thought parts dropped, function calls with
  * their `thoughtSignature` kept), Codex (reasoning items echoed with `encrypted_content`) and a

@@ -25,7 +25,7 @@ const originPrefix = `${gatewayPrefix}o.`
  *
  * Reasoning an `openai`-protocol upstream returned (DeepSeek's `reasoning_content`) gets
  * `gw1.o.` + base64url(its canonical origin: field, upstream model, digest of the text), so that
- * the block's text goes back to that model byte for byte (ADR 0017); anything else `gw1.unsigned`.
+ * the block's text goes back to that model byte for byte (ADR 0018); anything else `gw1.unsigned`.
  */
 export function gatewayThinkingSignature(signature?: Signed): string {
   if (signature?.protocol !== 'openai') return unsignedTag

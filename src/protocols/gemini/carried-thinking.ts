@@ -33,7 +33,7 @@ type CarriedBlock =
  * byte; no server state is kept. Gemini's own signatures never look like this.
  *
  * Carried: Anthropic thinking (text and signature, or redacted data) and reasoning an
- * `openai`-protocol upstream returned (text and origin, ADR 0017). A carrier longer than
+ * `openai`-protocol upstream returned (text and origin, ADR 0018). A carrier longer than
  * `maxReasoningCarrierLength` is not minted: the reasoning is then only shown as thought parts.
  *
  * @returns the signature value, or `undefined` when nothing is to be carried.

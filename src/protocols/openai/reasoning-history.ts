@@ -4,7 +4,7 @@ import { readReasoningOrigin, writtenBy, type ReasoningOrigin } from './reasonin
 
 /**
  * The reasoning fields of an assistant message bound for an OpenAI-compatible upstream
- * (ADR 0017):
+ * (ADR 0018):
  *
  * - Reasoning this very model handed out — its `openai` origin names `model` — goes back as it
  *   came, whatever the model's name or profile: in the field it came in, the text byte for byte

@@ -10,7 +10,7 @@ export type { ReasoningField } from '../../models/profile'
  * Where reasoning from an `openai`-protocol upstream came from: the field it arrived in, the
  * upstream model that wrote it (as a digest) and the digest of its text. It travels as the reasoning's canonical
  * signature (`{protocol: 'openai', value: <JSON>}`) and inside every carrier a client gets, so that
- * the reasoning goes back to that model, in that field, byte for byte (ADR 0017).
+ * the reasoning goes back to that model, in that field, byte for byte (ADR 0018).
  */
 export type ReasoningOrigin = {
   field: ReasoningField
@@ -30,7 +30,7 @@ export type ReasoningOrigin = {
  * thinking signature, a `gwthink1:` thought signature, a `gwr1.` `encrypted_content`. 4 MiB holds
  * the reasoning of the longest single answer of any model in the profile table (DeepSeek V4's
  * 384K output tokens are about 1.5 MB of text, 2 MB as base64); past it a carrier is refused with
- * 400, and the gateway mints none (README › Thinking in tool loops).
+ * 400, and the gateway mints none (docs/translation.md › Thinking in tool loops).
  */
 export const maxReasoningCarrierLength = 4 * 1024 * 1024
 
