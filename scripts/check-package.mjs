@@ -32,6 +32,7 @@ const required = [
   'README.md',
   'CHANGELOG.md',
   'LICENSE',
+  'config.schema.json',
 ]
 
 const path = process.argv[2]

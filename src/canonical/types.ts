@@ -32,7 +32,10 @@ export type FilePart = {
 /**
  * Model reasoning. `signature` is kept only with its origin, so an Anthropic signature goes back
  * to Anthropic byte for byte and nothing else ever reaches Anthropic as one (signatures are never
- * forged). `redacted` holds Anthropic's encrypted `redacted_thinking` data instead of text.
+ * forged). An `openai` signature is the gateway's own record of where an OpenAI-compatible
+ * upstream's reasoning came from — field, model (as a digest), digest of the text — so that it
+ * goes back to that model (`reasoningOriginSignature`, ADR 0018). `redacted` holds Anthropic's
+ * encrypted `redacted_thinking` data instead of text.
  */
 export type ReasoningPart = {
   type: 'reasoning'

@@ -21,13 +21,15 @@ export function buildCorsSchema() {
   const headerName = z
     .string()
     .check(z.regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, 'expected a lower-case HTTP header name'))
+  const anyOrigin = z.literal('*')
+  const originList = z.array(origin).check(z.minLength(1, 'list at least one origin, or give "*"'))
   return z.strictObject({
     /** The origins allowed to call the gateway, or `"*"` for any origin. */
-    origins: oneOf<'*' | string[]>((value) =>
+    origins: oneOf<'*' | string[]>([anyOrigin, originList], (value) =>
       value === '*'
-        ? z.literal('*')
+        ? anyOrigin
         : Array.isArray(value)
-          ? z.array(origin).check(z.minLength(1, 'list at least one origin, or give "*"'))
+          ? originList
           : 'expected a list of origins, or "*" for any origin',
     ),
     /**

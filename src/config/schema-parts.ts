@@ -14,21 +14,38 @@ export const hasFunction = (value: unknown, name: string): boolean =>
   // lookup-safe: plug-in objects may be class instances, whose methods are inherited
   typeof (value as Record<string, unknown>)[name] === 'function'
 
+const alternativesOf = new WeakMap<object, readonly z.ZodMiniType[]>()
+
 /**
- * Checks a value against the one schema its shape calls for (`pick` returns it, or a message when
- * no shape fits), so that an error names the field (`models[1].profile.reasoning.min`) instead of
- * zod's "no union member matched". The chosen schema's issues are reported at their own paths.
+ * The schemas a `oneOf` schema chooses among, for the JSON Schema generator
+ * (`scripts/config-reference/`): zod sees a `oneOf` as a transform of `unknown`, which has no JSON
+ * form of its own.
  */
-export function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
-  return z.pipe(
+export function oneOfAlternatives(schema: object): readonly z.ZodMiniType[] | undefined {
+  return alternativesOf.get(schema)
+}
+
+/**
+ * Checks a value against the one schema its shape calls for (`pick` returns one of `alternatives`,
+ * or a message when no shape fits), so that an error names the field
+ * (`models[1].profile.reasoning.min`) instead of zod's "no union member matched". The chosen
+ * schema's issues are reported at their own paths.
+ */
+export function oneOf<T>(
+  alternatives: readonly z.ZodMiniType[],
+  pick: (value: unknown) => z.ZodMiniType<T> | string,
+) {
+  const schema = z.pipe(
     z.unknown(),
     z.transform((value: unknown, payload): T => {
-      const schema = pick(value)
-      if (typeof schema === 'string') {
-        payload.issues.push({ code: 'custom', message: schema, input: value })
-        return z.NEVER
+      const chosen = pick(value)
+      // On failure the value is passed on as written, not dropped: the checks across fields
+      // (duplicate models, fallbacks) still run, and read it (the parse fails all the same).
+      if (typeof chosen === 'string') {
+        payload.issues.push({ code: 'custom', message: chosen, input: value })
+        return value as T
       }
-      const result = checkConfig(schema, value)
+      const result = checkConfig(chosen, value)
       if (result.success) return result.data
       for (const issue of result.error.issues) {
         payload.issues.push({
@@ -38,7 +55,9 @@ export function oneOf<T>(pick: (value: unknown) => z.ZodMiniType<T> | string) {
           input: value,
         })
       }
-      return z.NEVER
+      return value as T
     }),
   )
+  alternativesOf.set(schema, alternatives)
+  return schema
 }

@@ -12,9 +12,11 @@ import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { CircuitStore } from '../failover/circuit-store'
 import type { RequestEvent } from '../observability/request-event'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
+import { checkAlways } from '../internal/check-always'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import { buildStateConfigSchema } from './state-schema'
 import { buildCorsSchema } from './cors-schema'
+import { crossFieldChecks } from './cross-checks'
 import {
   groupSelectionShape,
   httpUpstreamPoolShape,
@@ -51,12 +53,14 @@ function buildConfigSchemas() {
   })
 
   /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
-  const modelEntry = oneOf<string | z.output<typeof modelObject>>((value) =>
-    typeof value === 'string'
-      ? modelName
-      : typeof value === 'object' && value !== null
-        ? modelObject
-        : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
+  const modelEntry = oneOf<string | z.output<typeof modelObject>>(
+    [modelName, modelObject],
+    (value) =>
+      typeof value === 'string'
+        ? modelName
+        : typeof value === 'object' && value !== null
+          ? modelObject
+          : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
   )
 
   const mockUpstream = z.strictObject({
@@ -89,7 +93,7 @@ function buildConfigSchemas() {
   /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
   const upstream = oneOf<
     z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
-  >((value) =>
+  >([httpUpstream, mockUpstream, customUpstream], (value) =>
     typeof value === 'object' && value !== null && 'provider' in value
       ? mockUpstream
       : hasFunction(value, 'send')
@@ -177,6 +181,7 @@ function buildConfigSchemas() {
     .check(
       z.refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), {
         message: 'give exactly one of "key" or "keyHash"',
+        when: checkAlways,
       }),
     )
 
@@ -207,6 +212,8 @@ function buildConfigSchemas() {
   /** The zod schema of `createGateway`'s config, checked once at creation. */
   const gatewayConfigSchema = z
     .strictObject({
+      /** A JSON config file's pointer to its JSON Schema (`config.schema.json`), for editors. */
+      $schema: z.optional(z.string()),
       groupIdRouting: z._default(z.boolean(), false),
       basePath: z.optional(
         z
@@ -246,103 +253,7 @@ function buildConfigSchemas() {
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
     })
-    .check(
-      z.superRefine((config, context) => {
-        const issue = (path: (string | number)[], message: string) =>
-          context.addIssue({ code: 'custom', path, message })
-        if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
-          issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
-        }
-        if (config.keys === undefined && config.keyStore === undefined) {
-          issue(['keys'], 'give "keys", a "keyStore", or both')
-        }
-        if (
-          config.state?.postgres !== undefined &&
-          (config.keyStore === undefined || config.usageLedger === undefined)
-        ) {
-          issue(
-            ['state', 'postgres'],
-            'the core cannot open database connections: use createGatewayWithState() from "model-gateway/node", or pass keyStore and usageLedger from "model-gateway/postgres"',
-          )
-        }
-        if (config.state?.redis !== undefined && config.usageMeter === undefined) {
-          issue(
-            ['state', 'redis'],
-            'the core opens no connections: use createGatewayWithState() from "model-gateway/node" (the CLI does), or pass usageMeter: createRedisUsageMeter({ client }) from "model-gateway/redis"',
-          )
-        }
-        const groupIds = new Set<string>()
-        config.groups?.forEach((entry, index) => {
-          if (groupIds.has(entry.id))
-            issue(['groups', index, 'id'], `duplicate group id "${entry.id}"`)
-          groupIds.add(entry.id)
-          entry.upstreams.forEach((upstream, upstreamIndex) => {
-            if (
-              'apiKeys' in upstream &&
-              upstream.apiKeys !== undefined &&
-              upstream.apiKey !== undefined
-            )
-              issue(
-                ['groups', index, 'upstreams', upstreamIndex, 'apiKeys'],
-                'give one of "apiKey" or "apiKeys"',
-              )
-            if (
-              entry.protocol !== 'openai' &&
-              'responses' in upstream &&
-              upstream.responses === true
-            )
-              issue(
-                ['groups', index, 'upstreams', upstreamIndex, 'responses'],
-                'only an upstream of an "openai" group can serve the Responses API',
-              )
-          })
-          const names = new Set<string>()
-          entry.models.forEach((model, modelIndex) => {
-            const name = typeof model === 'string' ? model : model.name
-            if (names.has(name))
-              issue(['groups', index, 'models', modelIndex], `duplicate model "${name}"`)
-            names.add(name)
-          })
-        })
-        // Failover: each fallback names a model of a known group.
-        config.groups?.forEach((entry, index) => {
-          entry.models.forEach((model, modelIndex) => {
-            if (typeof model === 'string') return
-            model.fallbacks?.forEach((name, fallbackIndex) => {
-              const slash = name.indexOf('/')
-              const target = config.groups?.find((other) => other.id === name.slice(0, slash))
-              const modelName = name.slice(slash + 1)
-              const known = target?.models.some(
-                (other) => (typeof other === 'string' ? other : other.name) === modelName,
-              )
-              if (known !== true) {
-                issue(
-                  ['groups', index, 'models', modelIndex, 'fallbacks', fallbackIndex],
-                  target === undefined
-                    ? `unknown group "${name.slice(0, slash)}"`
-                    : `group "${target.id}" serves no model "${modelName}"`,
-                )
-              }
-            })
-          })
-        })
-        const secrets = new Set<string>()
-        const ids = new Set<string>()
-        config.keys?.forEach((entry, index) => {
-          const secret = entry.key ?? entry.keyHash?.toLowerCase()
-          if (secret !== undefined && secrets.has(secret)) issue(['keys', index], 'duplicate key')
-          if (secret !== undefined) secrets.add(secret)
-          if (entry.id !== undefined && ids.has(entry.id))
-            issue(['keys', index, 'id'], `duplicate key id "${entry.id}"`)
-          if (entry.id !== undefined) ids.add(entry.id)
-          entry.groups?.forEach((name, groupIndex) => {
-            if (config.groups !== undefined && !groupIds.has(name)) {
-              issue(['keys', index, 'groups', groupIndex], `unknown group "${name}"`)
-            }
-          })
-        })
-      }),
-    )
+    .check(crossFieldChecks())
 
   return { gatewayConfigSchema, stateConfigSchema }
 }

@@ -1,5 +1,5 @@
 /**
- * The limits on client bodies that are not configurable, documented in the README (Security):
+ * The limits on client bodies that are not configurable, documented in docs/security.md:
  * they bound the work one request can cause, and each is far above what real clients send.
  *
  * @module

@@ -3,7 +3,7 @@ import { headerText } from './header-text'
 
 /**
  * The header that names the model the gateway asked the upstream for, while the answer's own
- * `model` names the model the client called (ADR 0017).
+ * `model` names the model the client called (ADR 0019).
  */
 export const upstreamModelHeader = 'x-gateway-upstream-model'
 

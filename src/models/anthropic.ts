@@ -21,6 +21,7 @@ const claude: Omit<ModelProfile, 'family' | 'contextWindow' | 'maxOutputTokens' 
   imageInput: true,
   documentInput: true,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
 }
 
 /** Manual extended thinking: `budget_tokens` from 1024 (and below `max_tokens`). */

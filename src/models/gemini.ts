@@ -22,6 +22,7 @@ const gemini: Omit<ModelProfile, 'family' | 'see'> = {
   imageInput: true,
   documentInput: true,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
 }
 
 const allLevels: readonly ThinkingLevel[] = ['minimal', 'low', 'medium', 'high']

@@ -1,8 +1,10 @@
 import type { ModelProfile, ModelProfileEntry } from './profile'
 
 /**
- * Kimi (Moonshot AI): temperature 0–1; the thinking models always think and need their
- * `reasoning_content` back in a tool loop; JSON mode (`json_object`).
+ * Kimi (Moonshot AI): temperature 0–1; JSON mode (`json_object`). `kimi-k2-thinking` (and its
+ * turbo) always thinks; `kimi-k2.5` and `kimi-k2.6` think unless `thinking: {type: "disabled"}`,
+ * and take images. The thinking models return their reasoning in `reasoning_content` and need it
+ * back in multi-step tool calls, or the API refuses the next step.
  *
  * @see https://platform.moonshot.ai/docs/introduction
  * @see https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model
@@ -20,7 +22,10 @@ const kimi: Omit<ModelProfile, 'family' | 'see'> = {
   imageInput: false,
   documentInput: false,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
 }
+
+const thinkingModels = 'https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model'
 
 export const kimiModels: readonly ModelProfileEntry[] = [
   {
@@ -35,16 +40,16 @@ export const kimiModels: readonly ModelProfileEntry[] = [
     family: 'kimi-k2-thinking',
     reasoning: { kind: 'always' },
     reasoningHistory: true,
-    see: 'https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model',
+    see: thinkingModels,
   },
   {
     ...kimi,
-    match: ['kimi-k2.5*', 'kimi-k2-5*'],
+    match: ['kimi-k2.5*', 'kimi-k2-5*', 'kimi-k2.6*', 'kimi-k2-6*'],
     family: 'kimi-k2.5',
     reasoning: { kind: 'toggle', field: 'thinking' },
     reasoningHistory: true,
     imageInput: true,
-    see: 'https://platform.moonshot.ai/docs/introduction',
+    see: thinkingModels,
   },
   {
     ...kimi,

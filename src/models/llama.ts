@@ -22,6 +22,7 @@ const llama: Omit<ModelProfile, 'family' | 'see'> = {
   imageInput: false,
   documentInput: false,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
 }
 
 const cards = 'https://www.llama.com/docs/model-cards-and-prompt-formats/'

@@ -5,6 +5,7 @@ import { geminiModels } from './gemini'
 import { glmModels } from './glm'
 import { kimiModels } from './kimi'
 import { llamaModels } from './llama'
+import { minimaxModels } from './minimax'
 import { openaiModels } from './openai'
 import {
   unknownModelProfile,
@@ -23,6 +24,7 @@ const table = [
   ...qwenModels,
   ...glmModels,
   ...kimiModels,
+  ...minimaxModels,
   ...llamaModels,
 ].map((entry) => ({
   entry,

@@ -19,6 +19,7 @@ const chat: Omit<ModelProfile, 'family' | 'contextWindow' | 'maxOutputTokens' | 
   imageInput: true,
   documentInput: true,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
 }
 
 const reasoning = {

@@ -1,5 +1,13 @@
 import * as z from 'zod/mini'
+import { checkAlways } from '../internal/check-always'
 import type { ModelProfileOverrides } from './profile'
+
+/**
+ * Whether `value` does not exceed `limit`; true when either is missing, or of the wrong type (it
+ * has its own issue: the comparisons run even when other fields failed, see `checkAlways`).
+ */
+const notAbove = (value: unknown, limit: unknown): boolean =>
+  typeof value !== 'number' || typeof limit !== 'number' || value <= limit
 
 /**
  * The schema of a model entry's `profile` in the config: any field of a model profile, each
@@ -34,9 +42,10 @@ export function modelProfileOverridesSchema() {
           dynamic: z.optional(z.boolean()),
         })
         .check(
-          z.refine((value) => value.max === undefined || value.min <= value.max, {
+          z.refine((value) => notAbove(value.min, value.max), {
             message: '"min" must not exceed "max"',
             path: ['min'],
+            when: checkAlways,
           }),
         ),
       z.strictObject({
@@ -53,6 +62,7 @@ export function modelProfileOverridesSchema() {
         field: z.enum(['thinking', 'enable_thinking'], {
           error: 'expected "thinking" or "enable_thinking"',
         }),
+        clearThinking: z.optional(z.boolean()),
       }),
     ],
     {
@@ -87,14 +97,17 @@ export function modelProfileOverridesSchema() {
       imageInput: z.optional(z.boolean()),
       documentInput: z.optional(z.boolean()),
       reasoningHistory: z.optional(z.boolean()),
+      reasoningField: z.optional(
+        z.enum(['reasoning_content', 'reasoning', 'reasoning_details'], {
+          error: 'expected "reasoning_content", "reasoning" or "reasoning_details"',
+        }),
+      ),
     })
     .check(
-      z.refine(
-        (value) =>
-          value.contextWindow === undefined ||
-          value.maxOutputTokens === undefined ||
-          value.maxOutputTokens <= value.contextWindow,
-        { message: '"maxOutputTokens" must not exceed "contextWindow"', path: ['maxOutputTokens'] },
-      ),
+      z.refine((value) => notAbove(value.maxOutputTokens, value.contextWindow), {
+        message: '"maxOutputTokens" must not exceed "contextWindow"',
+        path: ['maxOutputTokens'],
+        when: checkAlways,
+      }),
     ) satisfies z.ZodMiniType<ModelProfileOverrides>
 }

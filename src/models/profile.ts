@@ -14,6 +14,13 @@
 /** Reasoning efforts, in increasing order (OpenAI `reasoning_effort`, Anthropic `effort`). */
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max'
 
+/**
+ * The assistant-message fields in which OpenAI-compatible servers hand out reasoning, and take it
+ * back: `reasoning_content` (DeepSeek, Kimi, GLM, Qwen, vLLM before 0.11), `reasoning` (vLLM,
+ * OpenRouter, Cerebras, Groq) and `reasoning_details` (MiniMax with `reasoning_split`).
+ */
+export type ReasoningField = 'reasoning_content' | 'reasoning' | 'reasoning_details'
+
 /** Gemini 3 `thinkingLevel` values, in increasing order. */
 export type ThinkingLevel = 'minimal' | 'low' | 'medium' | 'high'
 
@@ -31,7 +38,9 @@ export type ThinkingLevel = 'minimal' | 'low' | 'medium' | 'high'
  * - `adaptive`: Anthropic `thinking: {type: "adaptive"}` with `output_config.effort`.
  * - `level`: Gemini 3 `thinkingLevel`; thinking cannot be turned off.
  * - `toggle`: on/off only — `thinking: {type: "enabled" | "disabled"}` (DeepSeek, GLM, Kimi) or
- *   `enable_thinking: true | false` (Qwen on DashScope).
+ *   `enable_thinking: true | false` (Qwen on DashScope). `clearThinking: false` adds GLM's
+ *   `clear_thinking: false` when thinking is turned on: its preserved thinking, where the model
+ *   reads the reasoning of earlier turns it is given back.
  */
 export type ReasoningControl =
   | { kind: 'any' }
@@ -41,7 +50,7 @@ export type ReasoningControl =
   | { kind: 'budget'; min: number; max?: number; canDisable: boolean; dynamic?: boolean }
   | { kind: 'adaptive'; efforts: readonly ReasoningEffort[]; canDisable: boolean }
   | { kind: 'level'; levels: readonly ThinkingLevel[] }
-  | { kind: 'toggle'; field: 'thinking' | 'enable_thinking' }
+  | { kind: 'toggle'; field: 'thinking' | 'enable_thinking'; clearThinking?: boolean }
 
 /**
  * How a model gives structured output: `schema` constrains the answer to a JSON Schema
@@ -83,10 +92,17 @@ export type ModelProfile = {
   /** Whether documents (PDF) are accepted as input. */
   documentInput: boolean
   /**
-   * Whether earlier reasoning must go back as `reasoning_content` on assistant messages (DeepSeek
-   * and Kimi thinking models refuse a tool loop without it: checklist TOOL-H-11).
+   * Whether earlier reasoning the gateway did not get from this model goes back on assistant
+   * messages, in `reasoningField` (DeepSeek and Kimi thinking models refuse a tool loop without
+   * it: checklist TOOL-H-11; GLM, Qwen and MiniMax think better with it). Reasoning this model
+   * handed out goes back to it whatever this says (ADR 0018).
    */
   reasoningHistory: boolean
+  /**
+   * The assistant-message field the model returns its reasoning in and takes it back in.
+   * `reasoning_details` (MiniMax) is asked for with `reasoning_split: true`.
+   */
+  reasoningField: ReasoningField
   /** The vendor's page for the numbers. */
   see: string | undefined
 }
@@ -115,5 +131,6 @@ export const unknownModelProfile: ModelProfile = {
   imageInput: true,
   documentInput: true,
   reasoningHistory: false,
+  reasoningField: 'reasoning_content',
   see: undefined,
 }

@@ -2,11 +2,15 @@ import type { ModelProfile, ModelProfileEntry } from './profile'
 
 /**
  * Qwen on Alibaba Cloud Model Studio (DashScope's OpenAI-compatible mode): hybrid Qwen3 models
- * switch thinking with `enable_thinking`; QwQ always thinks; JSON mode (`json_object`). Served by
- * vLLM, Qwen3 takes the switch in `chat_template_kwargs` instead: override `reasoning` there.
+ * switch thinking with `enable_thinking`; QwQ and the `-thinking` models always think; JSON mode
+ * (`json_object`). Served by vLLM, Qwen3 takes the switch in `chat_template_kwargs` instead:
+ * override `reasoning` there. The thinking models return `reasoning_content`, and Qwen3's chat
+ * template renders the reasoning of the assistant turns of the current tool loop when it is given
+ * back, so earlier reasoning goes back (`reasoningHistory`).
  *
  * @see https://www.alibabacloud.com/help/en/model-studio/models
  * @see https://www.alibabacloud.com/help/en/model-studio/deep-thinking
+ * @see https://docs.qwencloud.com/developer-guides/text-generation/thinking
  */
 const qwen: Omit<ModelProfile, 'family' | 'see'> = {
   contextWindow: 131_072,
@@ -20,7 +24,8 @@ const qwen: Omit<ModelProfile, 'family' | 'see'> = {
   forcedToolChoice: true,
   imageInput: false,
   documentInput: false,
-  reasoningHistory: false,
+  reasoningHistory: true,
+  reasoningField: 'reasoning_content',
 }
 
 const page = 'https://www.alibabacloud.com/help/en/model-studio/models'
@@ -47,15 +52,24 @@ export const qwenModels: readonly ModelProfileEntry[] = [
     contextWindow: 262_144,
     maxOutputTokens: 65_536,
     reasoning: { kind: 'none' },
+    reasoningHistory: false,
     see: page,
   },
   { ...qwen, match: ['qwq*'], family: 'qwq', reasoning: { kind: 'always' }, see: page },
+  {
+    ...qwen,
+    match: ['qwen3*-thinking*'],
+    family: 'qwen3-thinking',
+    reasoning: { kind: 'always' },
+    see: 'https://docs.qwencloud.com/developer-guides/text-generation/thinking',
+  },
   {
     ...qwen,
     match: ['qwen2*', 'qwen-2*'],
     family: 'qwen2.5',
     maxOutputTokens: 8_192,
     reasoning: { kind: 'none' },
+    reasoningHistory: false,
     see: page,
   },
   {

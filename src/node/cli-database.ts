@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { PostgresOptions } from '../postgres/client'
 import { openPostgresPool } from './postgres-pool'
+import { readConfigFile } from './read-config-file'
 import { readStateConfig } from './state'
 
 /** Flags every database command takes. */
@@ -48,12 +48,7 @@ export async function openCommandDatabase(
 ): Promise<CommandDatabase> {
   let config: { state?: unknown; groups?: Array<{ id?: unknown }> } = {}
   if (values.config !== undefined) {
-    const path = resolve(values.config)
-    try {
-      config = JSON.parse(await readFile(path, 'utf8')) as typeof config
-    } catch (error) {
-      throw new Error(`cannot read ${path}: ${(error as Error).message}`)
-    }
+    config = (await readConfigFile(resolve(values.config))) as typeof config
   }
   const state = readStateConfig(databaseState(config.state), env)
   const url = values.database ?? state?.postgres ?? nonEmpty(env.DATABASE_URL)

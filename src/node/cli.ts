@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { GatewayConfigError } from '../config/parse-config'
 import type { GatewayConfig } from '../config/schema'
@@ -14,6 +13,7 @@ import { createGatewayWithState, readStateConfig } from './state'
 import { packageVersion } from './package-version'
 import { startSummary } from './start-summary'
 import { demoBanner } from './demo-banner'
+import { readConfigFile } from './read-config-file'
 
 /** The CLI: `model-gateway migrate …`, `model-gateway keys …`, or serving a config. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -57,9 +57,9 @@ async function serve(argv: readonly string[]): Promise<number> {
   const path = resolve(args.config)
   let config: unknown
   try {
-    config = JSON.parse(await readFile(path, 'utf8'))
+    config = await readConfigFile(path)
   } catch (error) {
-    console.error(`model-gateway: cannot read ${path}: ${(error as Error).message}`)
+    console.error(`model-gateway: ${(error as Error).message}`)
     return 1
   }
   const env = (config as { env?: Record<string, unknown> }).env ?? process.env

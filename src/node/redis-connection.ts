@@ -76,7 +76,7 @@ export async function closeNodeRedis(redis: NodeRedisClient): Promise<void> {
   }
 }
 
-/** The meter's two-method client over node-redis (the README's adapter). */
+/** The meter's two-method client over node-redis (the adapter in docs/shared-state.md). */
 export function nodeRedisScriptClient(redis: NodeRedisClient): RedisScriptClient {
   return {
     eval: (script, keys, args) => redis.eval(script, { keys, arguments: args }),

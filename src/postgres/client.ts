@@ -1,6 +1,6 @@
 /**
  * The structural Postgres client model-gateway needs: one method, which `pg`'s `Pool` and `Client`
- * have as they are. Other drivers fit in a line (README, "Postgres drivers"); the package never
+ * have as they are. Other drivers fit in a line (docs/shared-state.md, "Postgres drivers"); the package never
  * imports a driver, so each user brings the one their runtime runs.
  *
  * Every statement model-gateway sends is a single statement (DDL runs inside one `DO` block), so
@@ -35,7 +35,7 @@ export type ListenSubscription = { close(): Promise<void> }
 
 /**
  * `LISTEN` support: the key store subscribes to key changes with it. `createPgListener(pool)` is
- * the one for `pg`; postgres.js and PGlite have a `listen` of their own (README).
+ * the one for `pg`; postgres.js and PGlite have a `listen` of their own (docs/shared-state.md).
  */
 export interface PostgresListener {
   listen(channel: string, handlers: ListenHandlers): Promise<ListenSubscription>

@@ -1,8 +1,8 @@
 /**
  * The Redis client model-gateway needs: two methods, shaped like `@upstash/redis`'s, so that any
- * driver fits in a few lines (adapters for node-redis, ioredis and Bun's `RedisClient` are in the
- * README). Replies are what the driver returns for Lua replies: integers as numbers (or numeric
- * strings), bulk strings as strings, arrays as arrays.
+ * driver fits in a few lines (adapters for node-redis, ioredis and Bun's `RedisClient` are in
+ * docs/shared-state.md). Replies are what the driver returns for Lua replies: integers as numbers
+ * (or numeric strings), bulk strings as strings, arrays as arrays.
  *
  * @example
  * // node-redis (`redis` on npm), the driver the tests run against

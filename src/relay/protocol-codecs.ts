@@ -80,8 +80,11 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
   openai: {
     operation: () => 'chat-completions',
     encodeRequest: (request, target) => encodeOpenAIRequest(request, target),
-    decodeResponse: (body) => decodeOpenAIResponse(body),
-    streamDecoder: (generateId) => createOpenAIStreamDecoder({ generateId }),
+    // Reasoning is signed with the model that wrote it, to go back to it (ADR 0018).
+    decodeResponse: (body, _generateId, request) =>
+      decodeOpenAIResponse(body, { model: request.model }),
+    streamDecoder: (generateId, request) =>
+      createOpenAIStreamDecoder({ generateId, model: request.model }),
   },
   anthropic: {
     operation: () => 'messages',

@@ -102,7 +102,7 @@ function estimateCall(
 /**
  * The answer of a passthrough JSON call: the upstream's bytes go back as they are, but for the
  * model it names (`modelMember`: `model`, Gemini's `modelVersion`), set to the call name the client
- * sent (ADR 0017); the usage is read from the named top-level member (`usage`, `usageMetadata`) of
+ * sent (ADR 0019); the usage is read from the named top-level member (`usage`, `usageMetadata`) of
  * the checked body.
  */
 export function passthroughJsonAnswer(

@@ -110,6 +110,10 @@ const scalar = fc.oneof(
   fc.constantFrom('', 'user', 'assistant', 'model', 'system', 'tool', 'text', 'image', 'tool_use'),
   fc.constantFrom('tool_result', 'thinking', 'function', 'image_url', 'data:image/png;base64,AAAA'),
   fc.constantFrom('https://x.test/a.constructor', 'AUTO', 'ANY', 'OBJECT', 'gw1.unsigned'),
+  // The gateway's reasoning carriers (ADR 0018), malformed: each must be a 400, never a 500.
+  fc.constantFrom('gw1.o.', 'gw1.o.e30', 'gwr1.eyJ0IjoieCJ9', 'gwr1.!', 'Z3d0aGluazE6W10='),
+  fc.string({ maxLength: 12 }).map((tail) => `gw1.o.${tail}`),
+  fc.string({ maxLength: 12 }).map((tail) => `Z3d0aGluazE6${tail}`),
   rawNumbers.map((text) => new RawJson(text)),
 )
 

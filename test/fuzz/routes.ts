@@ -1,3 +1,7 @@
+import { gatewayThinkingSignature } from '../../src/protocols/anthropic/thinking-signature'
+import { packCarriedThinking } from '../../src/protocols/gemini/carried-thinking'
+import { reasoningOriginSignature } from '../../src/protocols/openai/reasoning-origin'
+import { mintReasoningBlob } from '../../src/protocols/responses/reasoning-blob'
 import type { VendorProtocol } from './vendor-fakes'
 
 /**
@@ -59,6 +63,22 @@ const chatBody = (stream: boolean) => (model: string) => ({
   ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
 })
 
+/**
+ * Reasoning an OpenAI-compatible upstream handed out, in each carrier a client brings back (ADR
+ * 0018): mutations alter, cut and swap them, and each must stay a 400 or a valid request.
+ */
+const carried = (() => {
+  const text = 'Look it up — 🧠'
+  const signature = reasoningOriginSignature('reasoning_content', 'up-openai-model', text)
+  const part = { type: 'reasoning' as const, text, signature }
+  return {
+    text,
+    thinkingTag: gatewayThinkingSignature(signature),
+    thoughtSignature: packCarriedThinking([part])!,
+    blob: mintReasoningBlob(part)!,
+  }
+})()
+
 const anthropicTools = [
   {
     name: 'lookup',
@@ -77,6 +97,7 @@ const messagesBody = (stream: boolean, count: boolean) => (model: string) => ({
       role: 'assistant',
       content: [
         { type: 'thinking', thinking: 'Use the tool.', signature: 'EqQBCkgIARABGAIiQL' },
+        { type: 'thinking', thinking: carried.text, signature: carried.thinkingTag },
         { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'gateway' } },
       ],
     },
@@ -101,7 +122,15 @@ const geminiBody = () => ({
   systemInstruction: { parts: [{ text: 'Be brief.' }] },
   contents: [
     { role: 'user', parts: [{ text: 'Find "gateway".' }] },
-    { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'gateway' } } }] },
+    {
+      role: 'model',
+      parts: [
+        {
+          functionCall: { name: 'lookup', args: { q: 'gateway' } },
+          thoughtSignature: carried.thoughtSignature,
+        },
+      ],
+    },
     {
       role: 'user',
       parts: [
@@ -132,6 +161,7 @@ const responsesBody = (stream: boolean) => (model: string) => ({
   instructions: 'Be brief.',
   input: [
     { role: 'user', content: [{ type: 'input_text', text: 'Find "gateway".' }] },
+    { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: carried.blob },
     { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"gateway"}' },
     { type: 'function_call_output', call_id: 'call_1', output: 'Routes calls.' },
     { role: 'user', content: 'Summarise.' },

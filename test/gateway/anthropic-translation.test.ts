@@ -237,7 +237,11 @@ describe('messages client × openai group (translation)', () => {
         messages: [{ role: 'user', content: 'Think' }],
       })
       .finalMessage()
-    expect(final.content[0]).toMatchObject({ type: 'thinking', signature: 'gw1.unsigned' })
+    // The gateway's tag, carrying where the reasoning came from so that it can go back there.
+    expect(final.content[0]).toMatchObject({
+      type: 'thinking',
+      signature: expect.stringMatching(/^gw1\.o\./),
+    })
     expect(
       final.content[0]?.type === 'thinking' && final.content[0].thinking.length,
     ).toBeGreaterThan(0)

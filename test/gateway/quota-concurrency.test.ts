@@ -87,7 +87,7 @@ function tracedMeter() {
 }
 
 /**
- * The README's bound: the requests in flight when the last request was admitted (that one
+ * The bound of docs/limits-and-usage.md: the requests in flight when the last request was admitted (that one
  * included) may each use more than they held; the quota is overshot by at most the sum of
  * those differences.
  */

@@ -11,7 +11,7 @@ const fixture = readFileSync(
 )
 /**
  * What the client gets: the upstream's bytes, but for the model every chunk names — the call name
- * the client sent, where the upstream wrote its dated snapshot (ADR 0017).
+ * the client sent, where the upstream wrote its dated snapshot (ADR 0019).
  */
 const relayed = fixture.replaceAll('"model":"gpt-4o-mini-2024-07-18"', '"model":"gpt-4o-mini"')
 

@@ -3,6 +3,7 @@ import { Type, type Content, type Part } from '@google/genai'
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import { describe, expect, it } from 'vitest'
+import { chatTurn } from '../helpers/chat-reasoning'
 import { useFakeUpstreams, type GroupKind } from '../helpers/fake-gateway'
 
 /**
@@ -57,19 +58,14 @@ const openaiLoop: Loop = async (model, stream, direct) => {
   // refuses there; across protocols the other clients always ask, and the gateway fits it.
   const reasoning =
     direct === true && nonReasoning.has(model) ? {} : { reasoning_effort: 'high' as const }
-  const ask = async () => {
-    const params = { model, messages, tools, ...reasoning }
-    return stream
-      ? await client.chat.completions.stream(params).finalChatCompletion()
-      : await client.chat.completions.create(params)
-  }
-  const first = (await ask()).choices[0]!.message
+  const ask = () => chatTurn(client, { model, messages, tools, ...reasoning }, stream)
+  const first = await ask()
   expect(first.tool_calls).toHaveLength(1)
   // The whole message goes back, as apps do (with any `reasoning_content` the gateway added).
   messages.push(first as OpenAI.ChatCompletionMessageParam)
   for (const call of first.tool_calls ?? [])
     messages.push({ role: 'tool', tool_call_id: call.id, content: 'Sunny, 24°C' })
-  return (await ask()).choices[0]!.message.content ?? ''
+  return (await ask()).content ?? ''
 }
 
 const anthropicLoop: Loop = async (model, stream) => {

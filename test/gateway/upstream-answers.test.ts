@@ -206,7 +206,7 @@ const clients: Record<Family, (model: string, stream: boolean) => Promise<unknow
   },
 }
 
-/** Google answers an unusable upstream with 503 UNAVAILABLE, the others with 502 (README). */
+/** Google answers an unusable upstream with 503 UNAVAILABLE, the others with 502 (docs/protocols.md). */
 const expectedStatus: Record<Family, number> = { openai: 502, anthropic: 502, gemini: 503 }
 
 const families: Family[] = ['openai', 'anthropic', 'gemini']

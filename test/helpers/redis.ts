@@ -8,7 +8,7 @@ export const redisUrl = 'redis://127.0.0.1:6379'
 /** A connected node-redis client; the tests' real driver. */
 export type TestRedis = RedisClientType
 
-/** The two-method client the meter takes, over node-redis (as the README shows it). */
+/** The two-method client the meter takes, over node-redis (as docs/shared-state.md shows it). */
 export function scriptClient(redis: TestRedis): RedisScriptClient {
   return {
     eval: (script, keys, args) => redis.eval(script, { keys, arguments: args }),

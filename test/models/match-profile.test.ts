@@ -59,6 +59,16 @@ describe('matchModelProfile', () => {
     ['deepseek-reasoner', 'deepseek-reasoner', 65_536],
     ['qwen3-max', 'qwen3-max', 65_536],
     ['glm-4.6', 'glm', 128_000],
+    ['glm-4.7', 'glm-4.7', 128_000],
+    ['glm-5.1', 'glm-4.7', 128_000],
+    ['deepseek-v4-pro', 'deepseek-v4', 384_000],
+    ['deepseek-v4-flash', 'deepseek-v4', 384_000],
+    ['kimi-k2-thinking-turbo', 'kimi-k2-thinking', undefined],
+    ['kimi-k2.6', 'kimi-k2.5', undefined],
+    ['qwen3-235b-a22b-thinking-2507', 'qwen3-thinking', 16_384],
+    ['qwen3.6-plus', 'qwen3', 16_384],
+    ['MiniMax-M2', 'minimax-m2', undefined],
+    ['minimax/MiniMax-M2.5-highspeed', 'minimax-m2', undefined],
     ['meta-llama/Llama-3.3-70B-Instruct', 'llama-3', undefined],
   ])('matches %s to %s (max output %s)', (name, family, maxOutput) => {
     const profile = matchModelProfile(name)
@@ -108,6 +118,41 @@ describe('matchModelProfile', () => {
     })
   })
 
+  it('knows which models take earlier reasoning back, and in which field (TOOL-H-11)', () => {
+    const history = (name: string) => {
+      const { reasoningHistory, reasoningField } = matchModelProfile(name)
+      return reasoningHistory ? reasoningField : false
+    }
+    for (const name of [
+      'deepseek-chat',
+      'deepseek-reasoner',
+      'deepseek-v4-pro',
+      'kimi-k2-thinking',
+      'kimi-k2.5',
+      'glm-4.5-air',
+      'glm-5',
+      'qwen3-max',
+      'qwq-32b',
+    ])
+      expect(history(name), name).toBe('reasoning_content')
+    expect(history('MiniMax-M2.7')).toBe('reasoning_details')
+    for (const name of [
+      'gpt-5',
+      'claude-sonnet-4-5',
+      'deepseek-r1',
+      'kimi-k2-0905',
+      'qwen3-coder-plus',
+    ])
+      expect(history(name), name).toBe(false)
+    expect(unknownModelProfile.reasoningHistory).toBe(false)
+    expect(matchModelProfile('glm-4.7').reasoning).toEqual({
+      kind: 'toggle',
+      field: 'thinking',
+      clearThinking: false,
+    })
+    expect(matchModelProfile('MiniMax-M2').reasoning).toEqual({ kind: 'always' })
+  })
+
   it('gives unknown models the lenient profile', () => {
     expect(matchModelProfile('my-finetune-7b')).toBe(unknownModelProfile)
     expect(unknownModelProfile).toMatchObject({
@@ -119,7 +164,16 @@ describe('matchModelProfile', () => {
   })
 
   it('has a vendor page for every entry', () => {
-    for (const name of ['gpt-5', 'claude-opus-4-7', 'gemini-2.5-flash', 'kimi-k2', 'qwq-32b'])
+    for (const name of [
+      'gpt-5',
+      'claude-opus-4-7',
+      'gemini-2.5-flash',
+      'kimi-k2',
+      'qwq-32b',
+      'deepseek-v4-pro',
+      'glm-4.7',
+      'MiniMax-M2',
+    ])
       expect(matchModelProfile(name).see).toMatch(/^https:\/\//)
   })
 })
@@ -185,7 +239,11 @@ describe('profile overrides in the config', () => {
         imageInput: false,
         documentInput: false,
         reasoningHistory: true,
+        reasoningField: 'reasoning_details',
       }),
+    ).not.toThrow()
+    expect(
+      build({ reasoning: { kind: 'toggle', field: 'thinking', clearThinking: false } }),
     ).not.toThrow()
   })
 
@@ -203,6 +261,11 @@ describe('profile overrides in the config', () => {
     ],
     [{ contextWindow: 1000, maxOutputTokens: 2000 }, 'groups[0].models[0].profile.maxOutputTokens'],
     [{ structuredOutput: 'xml' }, 'groups[0].models[0].profile.structuredOutput'],
+    [{ reasoningField: 'thoughts' }, 'groups[0].models[0].profile.reasoningField'],
+    [
+      { reasoning: { kind: 'toggle', field: 'thinking', clearThinking: 'no' } },
+      'groups[0].models[0].profile.reasoning.clearThinking',
+    ],
   ])('refuses %j with an error at its path', (profile, path) => {
     let error: unknown
     try {

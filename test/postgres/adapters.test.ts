@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 import { repoRoot, runtimeBin } from '../helpers/spawn-runtime'
 
 /**
- * The README's adapters for Postgres drivers other than `pg`, run as written against the
+ * The adapters of docs/shared-state.md for Postgres drivers other than `pg`, run as written against the
  * machine's Postgres: postgres.js (client and listener) here, Bun's built-in `SQL` in Bun itself.
  */
 let database: TestDatabase
@@ -49,9 +49,9 @@ const record = (requestId: string, keyId: string, totalTokens: number): UsageRec
   durationMs: 5,
 })
 
-describe('postgres.js with the README adapter', () => {
+describe('postgres.js with the documented adapter', () => {
   it('migrates, stores and finds keys, hears revocations, and keeps the ledger', async () => {
-    // The README's adapter, as written.
+    // The documented adapter, as written.
     const db: PostgresOptions = {
       client: {
         query: async (text, params) => ({ rows: await sql.unsafe(text, params as never[]) }),
@@ -105,7 +105,7 @@ describe('postgres.js with the README adapter', () => {
   })
 })
 
-describe("Bun's SQL with the README adapter", () => {
+describe("Bun's SQL with the documented adapter", () => {
   it('migrates, stores and finds keys, and keeps the ledger, in Bun', { timeout: 60_000 }, () => {
     const program = join(tmpdir(), `mg-bun-sql-${crypto.randomUUID()}.mjs`)
     writeFileSync(

@@ -16,7 +16,7 @@ import { repoRoot, runtimeBin } from '../helpers/spawn-runtime'
 import { describeMeterContract } from '../usage/meter-contract'
 
 /**
- * The README's adapters for drivers other than node-redis, run as written against the machine's
+ * The adapters of docs/shared-state.md for drivers other than node-redis, run as written against the machine's
  * Redis: ioredis through the whole meter contract, Bun's built-in `RedisClient` in Bun itself.
  * (`@upstash/redis` speaks REST to Upstash only; its `eval(script, keys, args)` and
  * `evalsha(sha, keys, args)` are the client's shape as they are.)
@@ -26,7 +26,7 @@ let ioredis: Redis
 beforeAll(async () => {
   // Starts the machine's Redis if it is down.
   cleanup = await connectRedis()
-  // As the README says: no offline queue, so a call fails at once while disconnected.
+  // As the docs say: no offline queue, so a call fails at once while disconnected.
   ioredis = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true })
   await ioredis.connect()
 })
@@ -35,7 +35,7 @@ afterAll(async () => {
   cleanup.destroy()
 })
 
-/** The README's ioredis adapter. */
+/** The documented ioredis adapter. */
 const ioredisClient = (): RedisScriptClient => ({
   eval: (script, keys, args) => ioredis.eval(script, keys.length, ...keys, ...args),
   evalsha: (sha, keys, args) => ioredis.evalsha(sha, keys.length, ...keys, ...args),
@@ -52,7 +52,7 @@ describeMeterContract('redis over ioredis', async () => {
   }
 })
 
-describe('the README adapters', () => {
+describe('the documented adapters', () => {
   it('ioredis: a script the server has not seen is loaded on NOSCRIPT', async () => {
     const { defineRedisScript } = await import('../../src/redis/index')
     const script = defineRedisScript(`return ARGV[1] .. '${crypto.randomUUID()}'`)

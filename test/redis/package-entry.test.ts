@@ -39,7 +39,7 @@ const program = (prefix: string) => `
 beforeAll(async () => (await connectRedis()).destroy())
 
 describe('the model-gateway/redis entry point', () => {
-  it('works as users import it, ESM and CommonJS, with the README adapter for node-redis', () => {
+  it('works as users import it, ESM and CommonJS, with the documented adapter for node-redis', () => {
     const esm = runAsUser(
       `import { createRedisUsageMeter } from 'model-gateway/redis'\nimport { createClient } from 'redis'\n${program(uniquePrefix('esm'))}`,
       'module',

@@ -10,7 +10,7 @@ import type {
 } from '../../canonical/types'
 import { isJsonObject, stringOf } from '../../internal/json'
 import type { AnthropicMessagesRequest } from './request-schema'
-import { readThinkingSignature } from './thinking-signature'
+import { readThinkingBlock } from './thinking-signature'
 
 type Block = Record<string, unknown> & { type: string }
 
@@ -32,7 +32,7 @@ export function decodeAnthropicRequest(body: AnthropicMessagesRequest): ChatRequ
   const system = systemParts(body.system)
   if (system.length > 0) messages.push({ role: 'system', content: system })
   const toolNames = new Map<string, string>()
-  for (const message of body.messages) {
+  body.messages.forEach((message, index) => {
     const blocks: Block[] =
       typeof message.content === 'string'
         ? [{ type: 'text', text: message.content }]
@@ -40,7 +40,7 @@ export function decodeAnthropicRequest(body: AnthropicMessagesRequest): ChatRequ
     if (message.role === 'system') {
       messages.push({ role: 'system', content: blocks.flatMap(textOf) })
     } else if (message.role === 'assistant') {
-      messages.push(decodeAssistant(blocks, toolNames))
+      messages.push(decodeAssistant(blocks, toolNames, `messages[${index}].content`))
     } else {
       const results = blocks
         .filter((block) => block.type === 'tool_result')
@@ -51,7 +51,7 @@ export function decodeAnthropicRequest(body: AnthropicMessagesRequest): ChatRequ
         .flatMap(decodeUserBlock)
       if (content.length > 0) messages.push({ role: 'user', content })
     }
-  }
+  })
   const request: ChatRequest = {
     model: body.model,
     messages,
@@ -131,19 +131,21 @@ function textOf(block: Block): TextPart[] {
   ]
 }
 
-function decodeAssistant(blocks: Block[], toolNames: Map<string, string>): AssistantMessage {
+function decodeAssistant(
+  blocks: Block[],
+  toolNames: Map<string, string>,
+  path: string,
+): AssistantMessage {
   const content: AssistantMessage['content'] = []
-  for (const block of blocks) {
+  blocks.forEach((block, index) => {
     if (block.type === 'text') content.push(...textOf(block))
     else if (block.type === 'thinking') {
-      content.push({
-        type: 'reasoning',
-        text: stringOf(block['thinking']),
-        // The gateway's own tag marks reasoning that Anthropic never signed.
-        ...(typeof block['signature'] === 'string' && block['signature'] !== ''
-          ? { signature: readThinkingSignature(block['signature']) }
-          : {}),
-      })
+      // The gateway's own tag marks reasoning that Anthropic never signed, and may carry the
+      // origin of an OpenAI-compatible upstream's reasoning.
+      const signature = typeof block['signature'] === 'string' ? block['signature'] : ''
+      content.push(
+        readThinkingBlock(stringOf(block['thinking']), signature, `${path}[${index}].signature`),
+      )
     } else if (block.type === 'redacted_thinking') {
       content.push({
         type: 'reasoning',
@@ -156,7 +158,7 @@ function decodeAssistant(blocks: Block[], toolNames: Map<string, string>): Assis
       toolNames.set(id, name)
       content.push({ type: 'tool-call', id, name, arguments: JSON.stringify(block['input'] ?? {}) })
     }
-  }
+  })
   return { role: 'assistant', content }
 }
 

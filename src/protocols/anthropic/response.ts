@@ -70,11 +70,12 @@ export function encodeAnthropicResponse(
       if (part.redacted?.protocol === 'anthropic')
         thinking.push({ type: 'redacted_thinking', data: part.redacted.value })
       else if (part.redacted === undefined) {
-        // Anthropic's own signature, or the gateway's tag on reasoning from elsewhere (RR-02).
+        // Anthropic's own signature, or the gateway's tag on reasoning from elsewhere (RR-02),
+        // carrying an OpenAI-compatible upstream's origin so that the text can go back to it.
         const signature =
           part.signature?.protocol === 'anthropic'
             ? part.signature.value
-            : gatewayThinkingSignature()
+            : gatewayThinkingSignature(part.signature)
         thinking.push({ type: 'thinking', thinking: part.text, signature })
       }
     } else if (part.type === 'text') {

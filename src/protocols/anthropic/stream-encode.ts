@@ -212,8 +212,9 @@ export function createAnthropicStreamEncoder(
     current = undefined
     closed.add(index)
     // Anthropic's own signature goes back to Anthropic clients; anything else gets the gateway's
-    // tag, never a forged signature.
-    const value = signature?.protocol === 'anthropic' ? signature.value : gatewayThinkingSignature()
+    // tag (with an OpenAI-compatible upstream's origin, when it has one), never a forged signature.
+    const value =
+      signature?.protocol === 'anthropic' ? signature.value : gatewayThinkingSignature(signature)
     frames.push(
       signatureFrame(block.wireIndex, value),
       frame({ type: 'content_block_stop', index: block.wireIndex }),

@@ -1,18 +1,37 @@
-import type { Signed } from '../../canonical/types'
+import type { ReasoningPart, Signed } from '../../canonical/types'
+import { base64UrlToUtf8, utf8ToBase64Url } from '../../internal/base64'
 import { isJsonObject } from '../../internal/json'
+import {
+  alteredCarrier,
+  checkCarrierLength,
+  checkedCarriedReasoning,
+  maxReasoningCarrierLength,
+} from '../openai/reasoning-origin'
 
 /** The prefix of signatures the gateway writes on thinking that Anthropic did not sign. */
 const gatewayPrefix = 'gw1.'
 
+/** The tag on thinking the gateway carries nothing for (another vendor's reasoning). */
+const unsignedTag = `${gatewayPrefix}unsigned`
+
+/** The prefix of the tag that carries the origin of an `openai`-protocol upstream's reasoning. */
+const originPrefix = `${gatewayPrefix}o.`
+
 /**
- * The signature the gateway puts on a thinking block whose reasoning came from another protocol
- * (DeepSeek's `reasoning_content`, say). Claude Code drops thinking blocks without a signature, so
- * the block carries this tag, which no one can mistake for Anthropic's: it is not forged, and when
- * a client sends the block back the gateway drops it before anything reaches Anthropic
- * (checklist RR-02, TOOL-H-10).
+ * The signature the gateway puts on a thinking block whose reasoning came from another protocol.
+ * Claude Code drops thinking blocks without a signature, so the block carries a tag no one can
+ * mistake for Anthropic's: it is not forged, and when a client sends the block back the gateway
+ * drops it before anything reaches Anthropic (checklist RR-02, TOOL-H-10).
+ *
+ * Reasoning an `openai`-protocol upstream returned (DeepSeek's `reasoning_content`) gets
+ * `gw1.o.` + base64url(its canonical origin: field, upstream model, digest of the text), so that
+ * the block's text goes back to that model byte for byte (ADR 0018); anything else `gw1.unsigned`.
  */
-export function gatewayThinkingSignature(): string {
-  return `${gatewayPrefix}unsigned`
+export function gatewayThinkingSignature(signature?: Signed): string {
+  if (signature?.protocol !== 'openai') return unsignedTag
+  const tag = originPrefix + utf8ToBase64Url(signature.value)
+  // An origin too long to carry (a huge upstream detail) is not carried: the text still shows.
+  return tag.length <= maxReasoningCarrierLength ? tag : unsignedTag
 }
 
 /**
@@ -41,9 +60,24 @@ export function hasGatewayThinking(text: string): boolean {
   return text.includes(`"${gatewayPrefix}`)
 }
 
-/** Whose signature a client sent back on a thinking block: Anthropic's, or the gateway's tag. */
-export function readThinkingSignature(value: string): Signed {
-  return value.startsWith(gatewayPrefix)
-    ? { protocol: 'openai', value }
-    : { protocol: 'anthropic', value }
+/**
+ * A thinking block a client sent back, as reasoning: Anthropic's signature kept as Anthropic's;
+ * the gateway's `gw1.o.` tag read back into the `openai` origin it carries, checked against the
+ * block's text (an altered text or tag is a 400 at `param`); `gw1.unsigned` as reasoning without a
+ * signature. Any other `gw1.` value was never handed out, and is a 400 too.
+ */
+export function readThinkingBlock(text: string, signature: string, param: string): ReasoningPart {
+  if (signature === '') return { type: 'reasoning', text }
+  if (!signature.startsWith(gatewayPrefix))
+    return { type: 'reasoning', text, signature: { protocol: 'anthropic', value: signature } }
+  if (signature === unsignedTag) return { type: 'reasoning', text }
+  checkCarrierLength(signature, param)
+  const origin = signature.startsWith(originPrefix)
+    ? base64UrlToUtf8(signature.slice(originPrefix.length))
+    : undefined
+  if (origin === undefined) throw alteredCarrier(param)
+  return checkedCarriedReasoning(
+    { type: 'reasoning', text, signature: { protocol: 'openai', value: origin } },
+    param,
+  )
 }

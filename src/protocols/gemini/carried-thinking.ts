@@ -1,21 +1,42 @@
 import type { ReasoningPart } from '../../canonical/types'
-import { parseJson } from '../../internal/json'
+import { base64ToUtf8, utf8ToBase64 } from '../../internal/base64'
+import { isJsonObject, parseJson } from '../../internal/json'
+import {
+  alteredCarrier,
+  checkCarrierLength,
+  checkedCarriedReasoning,
+  maxReasoningCarrierLength,
+} from '../openai/reasoning-origin'
 
-/** Marks a `thoughtSignature` that carries Anthropic thinking, inside its decoded bytes. */
+/** Marks a `thoughtSignature` that carries the gateway's reasoning, inside its decoded bytes. */
 const magic = 'gwthink1:'
 
-type CarriedBlock = { thinking: string; signature: string } | { redacted: string }
+/** The base64 of `magic` starts with these characters; anything else is Gemini's own. */
+const encodedMagic = 'Z3d0aGluazE6'
 
 /**
- * Anthropic thinking that must survive a Gemini client's round trip. Anthropic refuses a tool
- * turn without the signed thinking that preceded it (while thinking is on), and Gemini clients
- * keep nothing of a turn but its parts: they drop thought text (Gemini CLI keeps no thought
- * parts) yet echo every function call's `thoughtSignature`, as Gemini 3 requires. So the thinking
- * blocks (text and signature, or redacted data) travel in that signature, as the bytes
- * `gwthink1:<JSON>` in canonical base64, and come back byte for byte; no server state is kept.
- * Gemini's own signatures never look like this, so the two cannot be confused.
+ * One carried block: Anthropic thinking (text and signature, or redacted data), or reasoning of an
+ * `openai`-protocol upstream (text and its canonical origin).
+ */
+type CarriedBlock =
+  | { thinking: string; signature: string }
+  | { redacted: string }
+  | { reasoning: string; origin: string }
+
+/**
+ * Reasoning that must survive a Gemini client's round trip. Anthropic refuses a tool turn without
+ * the signed thinking that preceded it (while thinking is on), DeepSeek one without its
+ * `reasoning_content`; and Gemini clients keep nothing of a turn but its parts: they drop thought
+ * text (Gemini CLI keeps no thought parts) yet echo every function call's `thoughtSignature`, as
+ * Gemini 3 requires. So the reasoning travels in the signature of the step's first function call,
+ * as the bytes `gwthink1:<JSON array of blocks>` in canonical base64, and comes back byte for
+ * byte; no server state is kept. Gemini's own signatures never look like this.
  *
- * @returns the signature value, or `undefined` when no part carries an Anthropic signature.
+ * Carried: Anthropic thinking (text and signature, or redacted data) and reasoning an
+ * `openai`-protocol upstream returned (text and origin, ADR 0018). A carrier longer than
+ * `maxReasoningCarrierLength` is not minted: the reasoning is then only shown as thought parts.
+ *
+ * @returns the signature value, or `undefined` when nothing is to be carried.
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 export function packCarriedThinking(parts: readonly ReasoningPart[]): string | undefined {
@@ -24,52 +45,50 @@ export function packCarriedThinking(parts: readonly ReasoningPart[]): string | u
     if (part.redacted?.protocol === 'anthropic') blocks.push({ redacted: part.redacted.value })
     else if (part.signature?.protocol === 'anthropic')
       blocks.push({ thinking: part.text, signature: part.signature.value })
+    else if (part.signature?.protocol === 'openai')
+      blocks.push({ reasoning: part.text, origin: part.signature.value })
   }
   if (blocks.length === 0) return undefined
-  let binary = ''
-  for (const byte of new TextEncoder().encode(magic + JSON.stringify(blocks)))
-    binary += String.fromCharCode(byte)
-  return btoa(binary)
+  const carrier = utf8ToBase64(magic + JSON.stringify(blocks))
+  return carrier.length <= maxReasoningCarrierLength ? carrier : undefined
 }
 
 /**
- * The Anthropic thinking a `thoughtSignature` carries (see `packCarriedThinking`), as reasoning
- * parts signed by Anthropic; `undefined` for any other signature.
+ * The reasoning a `thoughtSignature` carries (see `packCarriedThinking`): Anthropic thinking as
+ * reasoning signed by Anthropic, an OpenAI-compatible upstream's reasoning with its checked
+ * origin; `undefined` for Gemini's own signatures. A signature that starts as the gateway's but
+ * does not read back — altered, cut, or longer than the bound — is a 400 at `param`: sending
+ * its contents on would hand an upstream reasoning it never wrote.
  */
-export function unpackCarriedThinking(signature: string): ReasoningPart[] | undefined {
-  // The base64 of "gwthink1:" starts with these characters; anything else is Gemini's own.
-  if (!signature.startsWith('Z3d0aGluazE6')) return undefined
-  let text: string
-  try {
-    const binary = atob(signature)
-    text = new TextDecoder('utf-8', { fatal: true }).decode(
-      Uint8Array.from(binary, (char) => char.charCodeAt(0)),
-    )
-  } catch {
-    return undefined
-  }
-  if (!text.startsWith(magic)) return undefined
-  const parsed = parseJson(text.slice(magic.length))
-  if (!parsed.ok || !Array.isArray(parsed.value)) return undefined
-  const parts: ReasoningPart[] = []
-  for (const block of parsed.value as unknown[]) {
-    if (typeof block !== 'object' || block === null) return undefined
-    const record = block as Record<string, unknown>
-    if (typeof record['redacted'] === 'string') {
-      parts.push({
-        type: 'reasoning',
-        text: '',
-        redacted: { protocol: 'anthropic', value: record['redacted'] },
-      })
-    } else if (typeof record['thinking'] === 'string' && typeof record['signature'] === 'string') {
-      parts.push({
-        type: 'reasoning',
-        text: record['thinking'],
-        signature: { protocol: 'anthropic', value: record['signature'] },
-      })
-    } else {
-      return undefined
+export function unpackCarriedThinking(
+  signature: string,
+  param = 'thoughtSignature',
+): ReasoningPart[] | undefined {
+  if (!signature.startsWith(encodedMagic)) return undefined
+  checkCarrierLength(signature, param)
+  const text = base64ToUtf8(signature)
+  const parsed = text?.startsWith(magic) === true ? parseJson(text.slice(magic.length)) : undefined
+  if (parsed?.ok !== true || !Array.isArray(parsed.value) || parsed.value.length === 0)
+    throw alteredCarrier(param)
+  return parsed.value.map((block: unknown) => {
+    const part = carriedPart(block)
+    if (part === undefined) throw alteredCarrier(param)
+    return checkedCarriedReasoning(part, param)
+  })
+}
+
+function carriedPart(block: unknown): ReasoningPart | undefined {
+  if (!isJsonObject(block)) return undefined
+  const { redacted, thinking, signature, reasoning, origin } = block
+  if (typeof redacted === 'string')
+    return { type: 'reasoning', text: '', redacted: { protocol: 'anthropic', value: redacted } }
+  if (typeof thinking === 'string' && typeof signature === 'string')
+    return {
+      type: 'reasoning',
+      text: thinking,
+      signature: { protocol: 'anthropic', value: signature },
     }
-  }
-  return parts
+  if (typeof reasoning === 'string' && typeof origin === 'string')
+    return { type: 'reasoning', text: reasoning, signature: { protocol: 'openai', value: origin } }
+  return undefined
 }

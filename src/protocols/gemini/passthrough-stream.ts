@@ -13,7 +13,7 @@ const errorPattern = /^\s*\{\s*"error"\s*:/
 
 /**
  * Passthrough for a Gemini client of a Gemini upstream: each event goes out as the upstream wrote
- * its data, but for the `modelVersion` every event repeats, set to the call name (ADR 0017). Only
+ * its data, but for the `modelVersion` every event repeats, set to the call name (ADR 0019). Only
  * the `usageMetadata` member of each event is located and parsed (it is cumulative: the last
  * wins), and `finishReason` is watched so that a stream cut short is reported. An upstream error
  * object is written the way Google writes it (ERR-S-G) and ends the stream.

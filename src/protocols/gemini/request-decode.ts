@@ -32,8 +32,9 @@ type PendingCall = { id: string; callId?: string; name: string; answered: boolea
  * - Thought parts of a model turn are reasoning, their `thoughtSignature` kept as Gemini's.
  * - A function call keeps its `thoughtSignature` both as the part's signature and inside its id
  *   (TOOL-H-09); calls without an id get `call_<turn>_<part>`, stable across requests (TOOL-H-07).
- *   Google's skip sentinel is no signature. A signature that carries Anthropic thinking
- *   (`packCarriedThinking`) becomes that signed reasoning, placed before the call.
+ *   Google's skip sentinel is no signature. A signature that carries the gateway's reasoning
+ *   (`packCarriedThinking`) becomes that signed reasoning, placed before the call; one that
+ *   starts as the gateway's but does not read back is refused with 400.
  * - Each functionResponse answers the call with the same id, else the N-th unanswered call of the
  *   same name in the model turn before it (TOOL-H-07). A response that answers nothing, or a call
  *   left unanswered once the user has spoken, is refused with 400 (TOOL-H-08).
@@ -109,9 +110,13 @@ function decodeModelTurn(parts: Part[], turn: number, pending: PendingCall[]): A
   const content: AssistantMessage['content'] = []
   parts.forEach((part, index) => {
     const found = partSignature(part)
-    // Anthropic thinking the gateway carried in the signature goes back as signed reasoning,
-    // before the call it preceded; it is no Gemini signature.
-    const carried = found === undefined ? undefined : unpackCarriedThinking(found)
+    // Reasoning the gateway carried in the signature (Anthropic thinking, an OpenAI-compatible
+    // upstream's reasoning) goes back as signed reasoning, before the call it preceded; it is no
+    // Gemini signature.
+    const carried =
+      found === undefined
+        ? undefined
+        : unpackCarriedThinking(found, `contents[${turn}].parts[${index}].thoughtSignature`)
     if (carried !== undefined) content.push(...carried)
     const signature = carried === undefined ? found : undefined
     const signed = signedByGemini(signature)

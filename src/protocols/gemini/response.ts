@@ -90,9 +90,10 @@ export function decodeGeminiResponse(
  * A canonical response → a `GenerateContentResponse` (RESP-G-01): thought parts first, then
  * text, then function calls, each call with its Gemini thought signature when it has one, and
  * the call's own id so that a client echoing it back keeps the upstream's id. Anthropic thinking
- * (text and signature, or redacted data) before a call travels in that call's
- * `thoughtSignature`, which Gemini clients echo (`packCarriedThinking`); its text is also shown
- * as a thought part. A refusal explanation has no field (RR-04).
+ * (text and signature, or redacted data) or an OpenAI-compatible upstream's reasoning (text and
+ * origin) before a call travels in that call's `thoughtSignature`, which Gemini clients echo
+ * (`packCarriedThinking`); its text is also shown as a thought part. A refusal explanation has no
+ * field (RR-04).
  *
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
@@ -113,7 +114,7 @@ export function encodeGeminiResponse(
       if (part.text !== '') text.push({ text: part.text })
     } else {
       const decoded = decodeGeminiToolCallId(part.id)
-      // Anthropic thinking before this call rides in its signature (`packCarriedThinking`).
+      // Reasoning before this call rides in its signature (`packCarriedThinking`).
       const signature =
         (part.signature?.protocol === 'gemini' ? part.signature.value : decoded.signature) ??
         packCarriedThinking(carried)

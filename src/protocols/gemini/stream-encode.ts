@@ -59,8 +59,9 @@ type PendingCall = { id: string; name: string; signature: string | undefined; ar
  *   parsed object (`{}` when the arguments are empty or not a JSON object, pinned). The part's
  *   `thoughtSignature` is the Gemini signature of `tool-call-start`, or the one folded into the
  *   id by `encodeGeminiToolCallId` (TOOL-H-09), and `id` is the id without it. Anthropic
- *   thinking streamed before the call (its text and `signature_delta`, or redacted data) rides in
- *   that signature instead (`packCarriedThinking`), so a Gemini client brings it back.
+ *   thinking streamed before the call (its text and `signature_delta`, or redacted data), or an
+ *   OpenAI-compatible upstream's reasoning (its text and origin), rides in that signature instead
+ *   (`packCarriedThinking`), so a Gemini client brings it back.
  * - `finish` writes the last event: `finishReason` and `usageMetadata`, with parts
  *   `[{text: ""}]` as Gemini's own last event has, because the SDK's chat history rejects an
  *   event with no parts (STR-OG-03). A refusal explanation has no Gemini field (RR-04).
@@ -81,9 +82,9 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
   let usage: Usage = emptyUsage()
   /** Canonical block index → the call whose arguments are being buffered. */
   const pending = new Map<number, PendingCall>()
-  /** The text of the reasoning block being read, kept in case Anthropic signs it. */
+  /** The text of the reasoning block being read, kept in case it is to be carried. */
   let reasoningText = ''
-  /** Anthropic thinking not yet carried to a client in a call's signature. */
+  /** Reasoning not yet carried to a client in a call's signature. */
   let carried: ReasoningPart[] = []
   const callPart = (call: PendingCall): GeminiPart => {
     const part = functionCallPart(call, packCarriedThinking(carried))
@@ -132,8 +133,11 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
           if (!includeThoughts || event.delta === '') return []
           return [frame([{ text: event.delta, thought: true }])]
         case 'reasoning-end': {
-          if (event.signature?.protocol === 'anthropic')
-            carried.push({ type: 'reasoning', text: reasoningText, signature: event.signature })
+          // Anthropic's signed thinking and an OpenAI-compatible upstream's reasoning ride in the
+          // next call's signature (`packCarriedThinking`).
+          const signed = event.signature
+          if (signed?.protocol === 'anthropic' || signed?.protocol === 'openai')
+            carried.push({ type: 'reasoning', text: reasoningText, signature: signed })
           reasoningText = ''
           const signature = geminiSignature(event.signature)
           if (!includeThoughts || signature === undefined) return []

@@ -23,7 +23,8 @@ export type OpenAIReasoningFields = { fields: Record<string, unknown>; reasons: 
  *   o3 is `low`, `xhigh` to GPT-5 is `high`); a budget is first an effort (≤ 1024 low, ≤ 8192
  *   medium, else high); "off" is `none` where accepted, else the lowest effort.
  * - Models that do not reason, and models that always reason, get no field.
- * - `toggle` models get `thinking: {type: "enabled" | "disabled"}` or `enable_thinking`.
+ * - `toggle` models get `thinking: {type: "enabled" | "disabled"}` (GLM with preserved thinking:
+ *   `clear_thinking: false` beside `enabled`) or `enable_thinking`.
  * - Any other control (an unknown model, or a Claude or Gemini model behind an OpenAI-compatible
  *   router) gets the plain mapping: the effort, or the budget's effort; `none` is left out.
  */
@@ -72,10 +73,12 @@ export function encodeOpenAIReasoning(
     case 'toggle': {
       if (!asked) return { fields: {}, reasons: false }
       const on = reasoningOn(reasoning)
+      // GLM's preserved thinking rides on the switch: `clear_thinking: false` with it on.
+      const preserved = on && control.clearThinking === false ? { clear_thinking: false } : {}
       return {
         fields:
           control.field === 'thinking'
-            ? { thinking: { type: on ? 'enabled' : 'disabled' } }
+            ? { thinking: { type: on ? 'enabled' : 'disabled', ...preserved } }
             : { enable_thinking: on },
         reasons: on,
       }

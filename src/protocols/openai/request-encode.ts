@@ -15,6 +15,8 @@ import {
   dropped,
 } from '../../models/fit-request'
 import { lenientTarget, type ModelTarget } from '../../models/model-target'
+import type { ModelProfile } from '../../models/profile'
+import { assistantReasoningFields } from './reasoning-history'
 import { encodeOpenAIReasoning } from './reasoning-fields'
 import { openAISchemaName } from './json-schema-format'
 
@@ -26,8 +28,11 @@ type OpenAIMessage = Record<string, unknown>
  * - System messages become `system` messages, text joined (SYS-03).
  * - Each tool result becomes one `tool` message (multi-part text joined, never split: TOOL-H-05);
  *   `is_error` prefixes `Error: `; images a result carried follow in a user message.
- * - Reasoning from earlier turns is sent only to models that need it back (`reasoning_content`,
- *   DeepSeek and Kimi thinking models: TOOL-H-11); OpenAI has no field for it.
+ * - Reasoning from earlier turns goes back as `assistantReasoningFields` says: a model's own
+ *   reasoning to that model, in its field, byte for byte; other reasoning only to models whose
+ *   profile takes it back (DeepSeek, Kimi, GLM, Qwen, MiniMax: TOOL-H-11). OpenAI has no field
+ *   for it. MiniMax is asked for `reasoning_split: true`, so that its reasoning is returned apart
+ *   from the answer, in `reasoning_details`.
  * - The output limit goes in the model's field (`max_completion_tokens` for reasoning models,
  *   else `max_tokens`, GEN-01), capped at its maximum; `top_k` is dropped (GEN-03); usage is
  *   always asked for on streams (GEN-08).
@@ -48,7 +53,7 @@ export function encodeOpenAIRequest(
   const { profile } = target
   checkModelInput(request, target)
   const messages = request.messages.flatMap((message) =>
-    encodeMessage(message, profile.reasoningHistory),
+    encodeMessage(message, request.model, profile),
   )
   const body: Record<string, unknown> = { model: request.model, messages }
   if (request.tools !== undefined && request.tools.length > 0) {
@@ -83,6 +88,8 @@ export function encodeOpenAIRequest(
   if (limit !== undefined) body[profile.outputLimitField] = limit
   const reasoning = encodeOpenAIReasoning(request.reasoning, target)
   Object.assign(body, reasoning.fields)
+  // MiniMax writes its reasoning into the answer's text unless asked to split it out.
+  if (profile.reasoningField === 'reasoning_details') body['reasoning_split'] = true
   const samplingRefused =
     profile.sampling === 'none' || (profile.sampling === 'unless-reasoning' && reasoning.reasons)
   const samplingReason = `${profile.family} refuses sampling fields${profile.sampling === 'none' ? '' : ' while it reasons'}`
@@ -150,7 +157,7 @@ function encodeResponseFormat(
   }
 }
 
-function encodeMessage(message: Message, withReasoning: boolean): OpenAIMessage[] {
+function encodeMessage(message: Message, model: string, profile: ModelProfile): OpenAIMessage[] {
   switch (message.role) {
     case 'system':
       return [{ role: 'system', content: message.content.map((part) => part.text).join('') }]
@@ -172,14 +179,11 @@ function encodeMessage(message: Message, withReasoning: boolean): OpenAIMessage[
             ]
           : [],
       )
-      const reasoning = withReasoning
-        ? message.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('')
-        : ''
       return [
         {
           role: 'assistant',
           content: text === '' && calls.length > 0 ? null : text,
-          ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+          ...assistantReasoningFields(message, model, profile),
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
         },
       ]

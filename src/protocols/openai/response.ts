@@ -2,14 +2,21 @@ import type { ChatResponse } from '../../canonical/types'
 import { isJsonObject, stringOf } from '../../internal/json'
 import { canonicalUsageToOpenAI, openAIUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToOpenAI, openAIFinishToCanonical } from './finish-reason'
+import { reasoningOriginSignature } from './reasoning-origin'
+import { readWireReasoning } from './reasoning-read'
 
 /**
- * A `chat.completion` → canonical response: reasoning (`reasoning_content` or `reasoning`, as
- * DeepSeek, vLLM and OpenRouter send it), then text, then tool calls (RESP-02, RSN-05).
+ * A `chat.completion` → canonical response: reasoning (`reasoning_content`, `reasoning` or the
+ * text of `reasoning_details`, see `readWireReasoning`), then text, then tool calls (RESP-02,
+ * RSN-05). With `model` — the upstream model the gateway called — the reasoning is signed with
+ * its origin (`reasoningOriginSignature`), so that it can go back to that model in that field.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
-export function decodeOpenAIResponse(body: unknown): ChatResponse {
+export function decodeOpenAIResponse(
+  body: unknown,
+  options: { model?: string } = {},
+): ChatResponse {
   const object = isJsonObject(body) ? body : {}
   const choice =
     Array.isArray(object['choices']) && isJsonObject(object['choices'][0])
@@ -17,9 +24,17 @@ export function decodeOpenAIResponse(body: unknown): ChatResponse {
       : {}
   const message = isJsonObject(choice['message']) ? choice['message'] : {}
   const content: ChatResponse['content'] = []
-  const reasoning = message['reasoning_content'] ?? message['reasoning']
-  if (typeof reasoning === 'string' && reasoning !== '')
-    content.push({ type: 'reasoning', text: reasoning })
+  const reasoning = readWireReasoning(message)
+  if (reasoning !== undefined) {
+    const { field, text, detail } = reasoning
+    content.push({
+      type: 'reasoning',
+      text,
+      ...(options.model === undefined
+        ? {}
+        : { signature: reasoningOriginSignature(field, options.model, text, detail) }),
+    })
+  }
   if (typeof message['content'] === 'string' && message['content'] !== '')
     content.push({ type: 'text', text: message['content'] })
   for (const call of Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) {

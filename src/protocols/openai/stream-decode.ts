@@ -6,24 +6,36 @@ import { isJsonObject, parseJson } from '../../internal/json'
 import type { SseMessage } from '../../sse/sse-message'
 import { openAIUsageToCanonical } from './canonical-usage'
 import { openAIFinishToCanonical } from './finish-reason'
+import { reasoningOriginSignature } from './reasoning-origin'
+import { readWireReasoning, type WireReasoning } from './reasoning-read'
 import { createToolCallTracker } from './tool-call-tracker'
 
 /** Options of the OpenAI stream decoder. */
 export type OpenAIStreamDecoderOptions = {
   /** Makes ids for tool calls the upstream sent without one. */
   generateId: () => string
+  /**
+   * The upstream model the gateway called: reasoning blocks end signed with their origin
+   * (`reasoningOriginSignature`), so that the reasoning can go back to that model. Without it
+   * they end unsigned.
+   */
+  model?: string
 }
 
 /** The block in progress; tool calls keep their own state in the tracker. */
 type OpenBlock =
-  { kind: 'text'; index: number } | { kind: 'reasoning'; index: number } | { kind: 'tool-calls' }
+  | { kind: 'text'; index: number }
+  | { kind: 'reasoning'; index: number; reasoning: WireReasoning }
+  | { kind: 'tool-calls' }
 
 /**
  * OpenAI or OpenAI-compatible (vLLM, DeepSeek, Ollama, OpenRouter) chat-completions SSE →
  * canonical stream events.
  *
  * The wire has no block events, so they are synthesised: `delta.content` opens a text block,
- * `delta.reasoning_content` or `delta.reasoning` a reasoning block (checklist RSN-05), tool-call
+ * `delta.reasoning_content`, `delta.reasoning` or text entries of `delta.reasoning_details` a
+ * reasoning block (checklist RSN-05; `readWireReasoning`), which ends signed with its origin (the
+ * field of its first delta, `options.model`, the digest of its whole text), tool-call
  * deltas tool-call blocks, and a block of another kind closes the open one first. Within one
  * delta the order is reasoning, text, tool calls (STR-IN-O-04). Empty strings open nothing.
  *
@@ -64,9 +76,17 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
       case 'text':
         events.push({ type: 'text-end', index: block.index })
         return
-      case 'reasoning':
-        events.push({ type: 'reasoning-end', index: block.index })
+      case 'reasoning': {
+        const { field, text, detail } = block.reasoning
+        events.push({
+          type: 'reasoning-end',
+          index: block.index,
+          ...(options.model === undefined
+            ? {}
+            : { signature: reasoningOriginSignature(field, options.model, text, detail) }),
+        })
         return
+      }
       case 'tool-calls':
         events.push(...tools.close())
         return
@@ -86,19 +106,20 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
     events.push({ type: 'text-delta', index: open.index, delta })
   }
 
-  const reasoningDelta = (delta: string, events: StreamEvent[]) => {
+  const reasoningDelta = (delta: WireReasoning, events: StreamEvent[]) => {
     if (open?.kind !== 'reasoning') {
       closeOpen(events)
-      open = { kind: 'reasoning', index: nextBlockIndex++ }
+      // The first delta says in which field the reasoning came; the text accumulates.
+      open = { kind: 'reasoning', index: nextBlockIndex++, reasoning: { ...delta, text: '' } }
       events.push({ type: 'reasoning-start', index: open.index })
     }
-    events.push({ type: 'reasoning-delta', index: open.index, delta })
+    open.reasoning.text += delta.text
+    events.push({ type: 'reasoning-delta', index: open.index, delta: delta.text })
   }
 
   const readChoice = (choice: Record<string, unknown>, events: StreamEvent[]) => {
     const delta = isJsonObject(choice['delta']) ? choice['delta'] : {}
-    // Servers that send both fields send the same text twice: take one.
-    const reasoning = firstText(delta['reasoning_content'], delta['reasoning'])
+    const reasoning = readWireReasoning(delta)
     if (reasoning !== undefined) reasoningDelta(reasoning, events)
     const content = firstText(delta['content'])
     if (content !== undefined) textDelta(content, events)

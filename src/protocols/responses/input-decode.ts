@@ -8,7 +8,7 @@ import type {
 } from '../../canonical/types'
 import { isJsonObject, stringOf } from '../../internal/json'
 import { imagePart, textParts, userParts } from './content-decode'
-import { readReasoningBlob } from './reasoning-blob'
+import { readReturnedReasoningBlob } from './reasoning-blob'
 import type { ResponsesInputItem } from './request-schema'
 import { customToolArgument, type ResponsesToolNames } from './tools-decode'
 
@@ -31,8 +31,9 @@ export type InputDecodeOptions = {
  *   whose call is not in the input becomes user text, so it is neither lost nor refused
  *   (RESP-REQ-09). A call without an output is left as it is: the gateway makes no results up.
  * - Reasoning is restored from the gateway's own `encrypted_content`, or from the response store
- *   by item id; foreign blobs (OpenAI's), unreadable ones and summary-only items are dropped, as no
- *   upstream on a translated path could use them (RESP-REQ-11).
+ *   by item id; foreign blobs (OpenAI's) and summary-only items are dropped, as no upstream on a
+ *   translated path could use them (RESP-REQ-11). A gateway blob that does not read back is a 400
+ *   (`readReturnedReasoningBlob`).
  * - `local_shell_call` and its output become a `local_shell` call and result; hosted tool calls,
  *   `compaction` and other items only OpenAI can read are dropped, never a 400 (RESP-REQ-15).
  *
@@ -119,7 +120,7 @@ export function decodeResponsesInput(
         return
       }
       case 'reasoning': {
-        const part = restoreReasoning(item, options.storedReasoning)
+        const part = restoreReasoning(item, options.storedReasoning, `${path}.encrypted_content`)
         if (part !== undefined) assistant().content.push(part)
         return
       }
@@ -155,8 +156,9 @@ function outputParts(output: unknown, path: string): Array<TextPart | ImagePart>
 function restoreReasoning(
   item: ResponsesInputItem,
   stored: ReadonlyMap<string, ReasoningPart> | undefined,
+  param: string,
 ): ReasoningPart | undefined {
-  const fromBlob = readReasoningBlob(item['encrypted_content'])
+  const fromBlob = readReturnedReasoningBlob(item['encrypted_content'], param)
   if (fromBlob !== undefined) return fromBlob
   const id = item['id']
   return typeof id === 'string' ? stored?.get(id) : undefined

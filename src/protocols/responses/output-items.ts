@@ -101,7 +101,10 @@ export function reasoningItem(
     summary:
       context.summaries && part.text !== '' ? [{ type: 'summary_text', text: part.text }] : [],
   }
-  if (full || context.includeEncrypted) item.encrypted_content = mintReasoningBlob(part)
+  if (full || context.includeEncrypted) {
+    const blob = mintReasoningBlob(part)
+    if (blob !== undefined) item.encrypted_content = blob
+  }
   return item
 }
 

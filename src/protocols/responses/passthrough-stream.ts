@@ -27,7 +27,7 @@ const sequencePattern = /"sequence_number"\s*:\s*(\d+)/
 /**
  * Passthrough for a Responses client of an upstream that speaks Responses: every frame goes out as
  * the upstream wrote it, but for the `response.model` of the events that carry the response, set
- * to the call name (ADR 0017). Only two events are parsed: `response.created` (for the response's
+ * to the call name (ADR 0019). Only two events are parsed: `response.created` (for the response's
  * identity, should the gateway have to end the stream itself) and the terminal event, whose
  * `response.usage` is what gets metered — it echoes the instructions, tools and whole output, so it
  * can be tens of KB in one frame, parsed once. Other events are only glanced at: their type (from

@@ -1,5 +1,12 @@
 import type { ReasoningPart, Signed } from '../../canonical/types'
+import { base64UrlToUtf8, utf8ToBase64Url } from '../../internal/base64'
 import { isJsonObject, parseJson } from '../../internal/json'
+import {
+  alteredCarrier,
+  checkCarrierLength,
+  checkedCarriedReasoning,
+  maxReasoningCarrierLength,
+} from '../openai/reasoning-origin'
 
 /**
  * The prefix of `encrypted_content` the gateway mints. The digit is the format version: a later
@@ -13,20 +20,23 @@ const signers = new Set(['anthropic', 'gemini', 'openai'])
 /**
  * The `encrypted_content` of a reasoning item the gateway answers a Responses client with: the
  * reasoning exactly as the upstream returned it (text, and the signature or redacted data of the
- * family that made it), so that the client's next turn can carry it back and an Anthropic or
- * Gemini tool loop keeps its signed thinking (RESP-RES-04, RESP-REQ-11).
+ * family that made it — for an OpenAI-compatible upstream, its origin), so that the client's next
+ * turn can carry it back and an Anthropic, Gemini or DeepSeek tool loop keeps its reasoning
+ * (RESP-RES-04, RESP-REQ-11, ADR 0018).
  *
  * Format `gwr1.` + base64url(JSON `{t, s?, r?}`), where `s` and `r` are `{protocol, value}`. It is
  * opaque to clients but not a secret: it holds what the summary shows and a vendor signature that
  * only the vendor can verify. Integrity is the vendor's signature's job — a tampered blob is at
- * worst refused by that vendor — so the gateway keeps no key for it, and blobs stay valid across
- * restarts and instances.
+ * worst refused by that vendor — and, for an OpenAI-compatible upstream's reasoning, the digest in
+ * its origin; so the gateway keeps no key for it, and blobs stay valid across restarts and
+ * instances. `undefined` when the blob would be longer than `maxReasoningCarrierLength`.
  */
-export function mintReasoningBlob(part: ReasoningPart): string {
+export function mintReasoningBlob(part: ReasoningPart): string | undefined {
   const payload: { t: string; s?: Signed; r?: Signed } = { t: part.text }
   if (part.signature !== undefined) payload.s = part.signature
   if (part.redacted !== undefined) payload.r = part.redacted
-  return prefix + toBase64Url(new TextEncoder().encode(JSON.stringify(payload)))
+  const blob = prefix + utf8ToBase64Url(JSON.stringify(payload))
+  return blob.length <= maxReasoningCarrierLength ? blob : undefined
 }
 
 /** True for an `encrypted_content` the gateway minted (of any readable version). */
@@ -41,14 +51,8 @@ export function isGatewayReasoningBlob(value: unknown): value is string {
  */
 export function readReasoningBlob(value: unknown): ReasoningPart | undefined {
   if (!isGatewayReasoningBlob(value)) return undefined
-  const bytes = fromBase64Url(value.slice(prefix.length))
-  if (bytes === undefined) return undefined
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    return undefined
-  }
+  const text = base64UrlToUtf8(value.slice(prefix.length))
+  if (text === undefined) return undefined
   const parsed = parseJson(text)
   if (!parsed.ok || !isJsonObject(parsed.value)) return undefined
   const payload = parsed.value
@@ -62,6 +66,24 @@ export function readReasoningBlob(value: unknown): ReasoningPart | undefined {
   return part
 }
 
+/**
+ * The reasoning of an `encrypted_content` a client sent back: `undefined` for a foreign blob
+ * (OpenAI's own); the gateway's, read and checked (an OpenAI-compatible upstream's origin against
+ * its text). A gateway blob that does not read back — altered, cut, or longer than the bound — is a
+ * 400 at `param`, never dropped in silence: the upstream would then get a turn without the
+ * reasoning it needs, and the client no word of why.
+ */
+export function readReturnedReasoningBlob(
+  value: unknown,
+  param: string,
+): ReasoningPart | undefined {
+  if (!isGatewayReasoningBlob(value)) return undefined
+  checkCarrierLength(value, param)
+  const part = readReasoningBlob(value)
+  if (part === undefined) throw alteredCarrier(param)
+  return checkedCarriedReasoning(part, param)
+}
+
 /** `undefined` when absent, `null` when present but malformed. */
 function readSigned(value: unknown): Signed | undefined | null {
   if (value === undefined) return undefined
@@ -70,16 +92,4 @@ function readSigned(value: unknown): Signed | undefined | null {
   if (typeof protocol !== 'string' || !signers.has(protocol) || typeof signature !== 'string')
     return null
   return { protocol: protocol as Signed['protocol'], value: signature }
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
-}
-
-function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'))
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0))
 }

@@ -46,8 +46,84 @@ export function openAIRules(model: string): OpenAIModelRules | undefined {
   if (/^(gpt-4o|chatgpt-4o)/.test(model)) return { reasoning: false, maxOutput: 16_384 }
   if (/^deepseek-chat/.test(model))
     return { reasoning: false, maxOutput: 8_192, jsonModeOnly: true, thinkingToggle: true }
+  if (/^deepseek-v4/.test(model))
+    return { reasoning: false, maxOutput: 384_000, jsonModeOnly: true, thinkingToggle: true }
   if (/^deepseek-reasoner/.test(model))
     return { reasoning: false, maxOutput: 65_536, jsonModeOnly: true }
+  return undefined
+}
+
+/**
+ * How an OpenAI-compatible model hands out reasoning on one request, and what it then requires of
+ * the assistant messages of later requests.
+ */
+export type OpenAIReasoningRules = {
+  /** Whether the model thinks on this request. */
+  thinks: boolean
+  /** Where the reasoning goes: a message member, or `<think>` text inside `content` (MiniMax). */
+  field: 'reasoning_content' | 'reasoning' | 'reasoning_details' | 'think-tags'
+  /**
+   * DeepSeek's thinking mode: every assistant message with tool calls must carry the reasoning
+   * the model returned with it, unaltered, or the request is refused.
+   */
+  needsItBack: boolean
+  /** Assistant-message members the server's schema refuses (Cerebras refuses unknown members). */
+  refusedMembers: readonly string[]
+}
+
+/**
+ * The reasoning rules of the OpenAI-compatible models the fakes serve: DeepSeek's thinking mode
+ * (on by default for V4 and the reasoner, by `thinking: {type: "enabled"}` for `deepseek-chat`),
+ * MiniMax M2 (always thinks; `reasoning_details` with `reasoning_split: true`, else `<think>` in
+ * the content), and self-hosted models no gateway table knows: `house-reasoner-*`, which answers
+ * in `reasoning` as vLLM ≥ 0.11 does and needs it back there, `house-thinker-*`, the same in
+ * `reasoning_content`, and `house-chat-*`, which never reasons; all refuse members they do not
+ * know, as Cerebras does.
+ *
+ * @see https://api-docs.deepseek.com/guides/thinking_mode
+ * @see https://platform.minimax.io/docs/api-reference/text-openai-api
+ */
+export function openAIReasoningRules(
+  model: string,
+  body: Record<string, any>,
+): OpenAIReasoningRules | undefined {
+  const thinking = body['thinking']?.type
+  const deepseek = (thinks: boolean): OpenAIReasoningRules => ({
+    thinks,
+    field: 'reasoning_content',
+    needsItBack: thinks,
+    refusedMembers: [],
+  })
+  if (/^deepseek-(reasoner|v4)/.test(model)) return deepseek(thinking !== 'disabled')
+  if (/^deepseek-chat/.test(model)) return deepseek(thinking === 'enabled')
+  if (/^minimax-m2/i.test(model))
+    return {
+      thinks: true,
+      field: body['reasoning_split'] === true ? 'reasoning_details' : 'think-tags',
+      needsItBack: false,
+      refusedMembers: [],
+    }
+  if (/^house-reasoner/.test(model))
+    return {
+      thinks: true,
+      field: 'reasoning',
+      needsItBack: true,
+      refusedMembers: ['reasoning_content', 'reasoning_details'],
+    }
+  if (/^house-thinker/.test(model))
+    return {
+      thinks: true,
+      field: 'reasoning_content',
+      needsItBack: true,
+      refusedMembers: ['reasoning', 'reasoning_details'],
+    }
+  if (/^house-chat/.test(model))
+    return {
+      thinks: false,
+      field: 'reasoning_content',
+      needsItBack: false,
+      refusedMembers: ['reasoning_content', 'reasoning', 'reasoning_details'],
+    }
   return undefined
 }
 

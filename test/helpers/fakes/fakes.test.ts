@@ -109,6 +109,55 @@ describe('the OpenAI fake', () => {
     expect(checkOpenAIRequest(body)).toBeUndefined()
   })
 
+  it('enforces reasoning in tool loops: DeepSeek’s missing and altered, strict servers’ members', () => {
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]
+    const first = openAIModelAnswer({ model: 'deepseek-v4-pro', messages: user, tools }) as {
+      json: any
+    }
+    const message = first.json.choices[0].message
+    expect(message.reasoning_content).toMatch(/^Thinking about 1 messages/)
+    const history = (assistant: object) => ({
+      model: 'deepseek-v4-pro',
+      tools,
+      messages: [
+        ...user,
+        assistant,
+        { role: 'tool', tool_call_id: message.tool_calls[0].id, content: 'r' },
+      ],
+    })
+    expect(checkOpenAIRequest(history(message))).toBeUndefined()
+    const { reasoning_content: _dropped, ...without } = message
+    expect(messageOf(checkOpenAIRequest(history(without)))).toContain(
+      'Missing `reasoning_content` field in the assistant message at message index 1',
+    )
+    expect(
+      messageOf(
+        checkOpenAIRequest(
+          history({ ...message, reasoning_content: `${message.reasoning_content} ` }),
+        ),
+      ),
+    ).toContain('must be passed back unaltered')
+    // Thinking off: no rule.
+    expect(
+      checkOpenAIRequest({ ...history(without), thinking: { type: 'disabled' } }),
+    ).toBeUndefined()
+    expect(
+      checkOpenAIRequest({
+        model: 'house-chat-1',
+        messages: [...user, { role: 'assistant', content: 'x', reasoning_content: 'y' }],
+      }),
+    ).toEqual({
+      status: 400,
+      body: {
+        message:
+          "messages.1.assistant.reasoning_content: property 'messages.1.assistant.reasoning_content' is unsupported",
+        type: 'invalid_request_error',
+        param: 'validation_error',
+        code: 'wrong_api_format',
+      },
+    })
+  })
+
   it('answers a tool call, then text after the tool result, with usage', () => {
     const tools = [
       {

@@ -1,4 +1,4 @@
-import { openAIRules } from './fake-models'
+import { openAIReasoningRules, openAIRules, type OpenAIReasoningRules } from './fake-models'
 import { sampleOf, schemaInInstruction } from './schema-sample'
 import { strictSchemaProblem } from './strict-schema'
 import { openAIError, type FakeError } from './vendor-errors'
@@ -11,7 +11,10 @@ type Body = Record<string, any>
  * sampling with effort `none`); `reasoning_effort` is refused by models that do not reason and
  * limited to each model's values; output limits are capped per model; JSON mode needs the word
  * "json" in the messages; `json_schema` needs a valid name; tool messages answer earlier calls,
- * every call is answered, and ids are at most 40 characters.
+ * every call is answered, and ids are at most 40 characters. OpenAI-compatible reasoning models
+ * add theirs (`openAIReasoningRules`): DeepSeek's thinking mode refuses an assistant message with
+ * tool calls whose `reasoning_content` is missing or is not what the model returned; strict
+ * servers refuse members they do not know.
  *
  * @returns the error OpenAI would answer with, or `undefined` for a valid request
  */
@@ -63,7 +66,7 @@ export function checkOpenAIRequest(body: Body): FakeError | undefined {
     return openAIError('Unrecognized request argument supplied: thinking', null, null)
   return (
     checkFormat(body, rules?.jsonModeOnly === true) ??
-    checkMessages(body, /^deepseek-reasoner/.test(model))
+    checkMessages(body, openAIReasoningRules(model, body))
   )
 }
 
@@ -109,7 +112,20 @@ function checkFormat(body: Body, jsonModeOnly: boolean): FakeError | undefined {
   return undefined
 }
 
-function checkMessages(body: Body, needsReasoning: boolean): FakeError | undefined {
+/** Every reasoning text the fake models handed out, to tell reasoning sent back from altered. */
+const handedOut = new Set<string>()
+/** The same, in the order the answers were given. */
+const handedOutInOrder: string[] = []
+
+/** The reasoning texts the fake models handed out so far, oldest first. */
+export function handedOutReasoning(): readonly string[] {
+  return handedOutInOrder
+}
+
+function checkMessages(
+  body: Body,
+  reasoning: OpenAIReasoningRules | undefined,
+): FakeError | undefined {
   const messages: Body[] = Array.isArray(body['messages']) ? body['messages'] : []
   let open: string[] = []
   for (const [index, message] of messages.entries()) {
@@ -130,17 +146,8 @@ function checkMessages(body: Body, needsReasoning: boolean): FakeError | undefin
         `messages.[${index}].role`,
         null,
       )
-    // DeepSeek's thinking mode needs its reasoning back on tool-call turns (TOOL-H-11).
-    if (
-      needsReasoning &&
-      message['tool_calls'] !== undefined &&
-      message['reasoning_content'] === undefined
-    )
-      return openAIError(
-        `Missing \`reasoning_content\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
-        null,
-        'invalid_request_error',
-      )
+    const refused = checkReasoningMembers(message, index, reasoning)
+    if (refused !== undefined) return refused
     for (const [callIndex, call] of (message['tool_calls'] ?? []).entries()) {
       if (String(call.id).length > 40)
         return openAIError(
@@ -154,12 +161,67 @@ function checkMessages(body: Body, needsReasoning: boolean): FakeError | undefin
   return undefined
 }
 
+/**
+ * The reasoning members of one message: Cerebras-style servers refuse members they do not know
+ * (their own message); in DeepSeek's thinking mode an assistant message with tool calls must
+ * carry the reasoning the model returned with it (TOOL-H-11) — missing is DeepSeek's own 400,
+ * altered (not byte for byte what was handed out) the fake's.
+ */
+function checkReasoningMembers(
+  message: Body,
+  index: number,
+  rules: OpenAIReasoningRules | undefined,
+): FakeError | undefined {
+  for (const member of rules?.refusedMembers ?? []) {
+    if (message[member] === undefined) continue
+    const path = `messages.${index}.${String(message['role'])}.${member}`
+    return {
+      status: 400,
+      body: {
+        message: `${path}: property '${path}' is unsupported`,
+        type: 'invalid_request_error',
+        param: 'validation_error',
+        code: 'wrong_api_format',
+      },
+    }
+  }
+  if (rules?.needsItBack !== true || message['role'] !== 'assistant') return undefined
+  if (message['tool_calls'] === undefined) return undefined
+  const field = rules.field
+  const value = message[field]
+  if (value === undefined)
+    return openAIError(
+      `Missing \`${field}\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
+      null,
+      'invalid_request_error',
+    )
+  if (typeof value !== 'string' || !handedOut.has(value))
+    return openAIError(
+      `The \`${field}\` of the assistant message at message index ${index} is not the reasoning the model returned: it must be passed back unaltered.`,
+      null,
+      'invalid_request_error',
+    )
+  return undefined
+}
+
 let counter = 0
 
-/** What the fake model decides to answer: a tool call, JSON, or text. */
+/** What the fake model decides to answer: tool calls, JSON, or text. */
 type Decision =
-  | { kind: 'call'; name: string; args: string; reasoning?: string }
-  | { kind: 'text'; text: string; reasoning?: string }
+  { kind: 'call'; calls: Array<{ name: string; args: string }> } | { kind: 'text'; text: string }
+
+/**
+ * The text of the first user message: the test's script for the fake model. `[steps=N]` asks for
+ * N model turns in the tool loop (N − 1 of them tool calls; one by default), `[parallel]` for two
+ * calls in each tool-call turn.
+ */
+function script(messages: Body[]): string {
+  const first = messages.find((message) => message['role'] === 'user')?.['content']
+  if (typeof first === 'string') return first
+  return Array.isArray(first)
+    ? first.map((part: Body) => String(part?.['text'] ?? '')).join('')
+    : ''
+}
 
 function decide(body: Body): Decision {
   const model = String(body['model'] ?? '')
@@ -167,23 +229,26 @@ function decide(body: Body): Decision {
   const last = messages.at(-1)
   const tools: Body[] = body['tools'] ?? []
   const choice = body['tool_choice']
-  const reasoning =
-    /^deepseek-reasoner/.test(model) || body['thinking']?.type === 'enabled'
-      ? `Thinking about ${messages.length} messages.`
-      : undefined
-  if (tools.length > 0 && last?.['role'] !== 'tool' && choice !== 'none') {
+  const plan = script(messages)
+  const rounds = Number(/\[steps=(\d+)\]/.exec(plan)?.[1] ?? 2) - 1
+  const sinceUser = messages.slice(messages.findLastIndex((message) => message['role'] === 'user'))
+  const callTurns = sinceUser.filter((message) => message['tool_calls'] !== undefined).length
+  if (tools.length > 0 && choice !== 'none' && (last?.['role'] !== 'tool' || callTurns < rounds)) {
     const named = typeof choice === 'object' ? choice?.function?.name : undefined
     const tool = tools.find((item) => item.function?.name === named) ?? tools[0]!
+    const second = tools.find((item) => item !== tool) ?? tool
+    const call = (picked: Body) => ({
+      name: picked.function.name,
+      args: JSON.stringify(sampleOf(picked.function.parameters ?? {})),
+    })
     return {
       kind: 'call',
-      name: tool.function.name,
-      args: JSON.stringify(sampleOf(tool.function.parameters ?? {})),
-      reasoning,
+      calls: plan.includes('[parallel]') ? [call(tool), call(second)] : [call(tool)],
     }
   }
   const format = body['response_format']
   if (format?.type === 'json_schema')
-    return { kind: 'text', text: JSON.stringify(sampleOf(format.json_schema.schema)), reasoning }
+    return { kind: 'text', text: JSON.stringify(sampleOf(format.json_schema.schema)) }
   if (format?.type === 'json_object') {
     const instruction = messages
       .filter((message) => message['role'] === 'system' || message['role'] === 'developer')
@@ -193,11 +258,47 @@ function decide(body: Body): Decision {
     return {
       kind: 'text',
       text: JSON.stringify(schema === undefined ? { answer: 'ok' } : sampleOf(schema)),
-      reasoning,
     }
   }
   const result = last?.['role'] === 'tool' ? ` after ${String(last['content'])}` : ''
-  return { kind: 'text', text: `Answer from ${model}${result}.`, reasoning }
+  return { kind: 'text', text: `Answer from ${model}${result}.` }
+}
+
+/**
+ * The reasoning of one answer: unique (so that an answer's reasoning sent back with another turn
+ * is caught), and with what JSON and UTF-8 handling can break — quotes, a backslash, a line break,
+ * accents, an emoji outside the BMP. Remembered as handed out.
+ */
+function reasoningText(messages: Body[]): string {
+  const text = `Thinking about ${messages.length} messages (#${counter}): "quoted", back\\slash, ünï — 🧠\nnext line.`
+  handedOut.add(text)
+  handedOutInOrder.push(text)
+  return text
+}
+
+/** The reasoning members of an answer's message, in the model's field (`<think>` goes in `content`). */
+function reasoningMembers(field: OpenAIReasoningRules['field'], text: string | undefined): Body {
+  if (text === undefined || field === 'think-tags') return {}
+  if (field === 'reasoning_details')
+    return {
+      reasoning_details: [
+        {
+          type: 'reasoning.text',
+          id: 'reasoning-text-1',
+          format: 'MiniMax-response-v1',
+          index: 0,
+          text,
+        },
+      ],
+    }
+  return { [field]: text }
+}
+
+/** Splits text in three at code-point boundaries, as a server streams it. */
+function thirds(text: string): string[] {
+  const points = Array.from(text)
+  const size = Math.ceil(points.length / 3)
+  return [0, 1, 2].map((part) => points.slice(part * size, (part + 1) * size).join(''))
 }
 
 function usage(body: Body, output: number) {
@@ -214,35 +315,39 @@ function usage(body: Body, output: number) {
 
 /**
  * A model's answer to a valid request, as OpenAI writes it: a tool call when tools are offered and
- * the conversation does not end with a tool result, else the final text (JSON when a response
- * format asks for it, following a schema quoted in the instructions for JSON mode). Streams are
- * SSE chunks with the usage chunk when `stream_options.include_usage` is set, and `[DONE]`.
+ * the conversation does not end with a tool result (more turns as the script asks, see
+ * `script`), else the final text (JSON when a response format asks for it, following a schema
+ * quoted in the instructions for JSON mode). A model that thinks on the request
+ * (`openAIReasoningRules`) answers with reasoning in its own field. Streams are SSE chunks — the
+ * reasoning and text in three deltas each, arguments in two — with the usage chunk when
+ * `stream_options.include_usage` is set, and `[DONE]`.
  */
 export function openAIModelAnswer(body: Body): { json: object } | { frames: string[] } {
   const decision = decide(body)
   counter += 1
   const id = `chatcmpl-fake${counter}`
   const model = String(body['model'])
+  const rules = openAIReasoningRules(model, body)
+  const field = rules?.field ?? 'reasoning_content'
+  const reasoning = rules?.thinks === true ? reasoningText(body['messages'] ?? []) : undefined
+  const thought =
+    field === 'think-tags' && reasoning !== undefined ? `<think>\n${reasoning}\n</think>\n\n` : ''
   const output = decision.kind === 'call' ? 9 : 6
-  const message =
+  const calls =
     decision.kind === 'call'
-      ? {
-          role: 'assistant',
-          content: null,
-          ...(decision.reasoning === undefined ? {} : { reasoning_content: decision.reasoning }),
-          tool_calls: [
-            {
-              id: `call_fake${counter}`,
-              type: 'function',
-              function: { name: decision.name, arguments: decision.args },
-            },
-          ],
-        }
-      : {
-          role: 'assistant',
-          content: decision.text,
-          ...(decision.reasoning === undefined ? {} : { reasoning_content: decision.reasoning }),
-        }
+      ? decision.calls.map((call, index) => ({
+          id: `call_fake${counter}_${index}`,
+          type: 'function',
+          function: { name: call.name, arguments: call.args },
+        }))
+      : []
+  const text = decision.kind === 'text' ? thought + decision.text : thought
+  const message = {
+    role: 'assistant',
+    content: text === '' ? null : text,
+    ...reasoningMembers(field, reasoning),
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  }
   const finish = decision.kind === 'call' ? 'tool_calls' : 'stop'
   if (body['stream'] !== true) {
     return {
@@ -259,31 +364,28 @@ export function openAIModelAnswer(body: Body): { json: object } | { frames: stri
   const chunk = (delta: object, finishReason: string | null = null) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_763_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`
   const frames = [chunk({ role: 'assistant', content: decision.kind === 'call' ? null : '' })]
-  if (decision.reasoning !== undefined)
-    frames.push(chunk({ reasoning_content: decision.reasoning }))
-  if (decision.kind === 'call') {
-    const half = Math.ceil(decision.args.length / 2)
+  if (reasoning !== undefined && field !== 'think-tags')
+    for (const part of thirds(reasoning)) frames.push(chunk(reasoningMembers(field, part)))
+  if (text !== '')
+    for (const part of thirds(text)) if (part !== '') frames.push(chunk({ content: part }))
+  calls.forEach((call, index) => {
+    const args = call.function.arguments
+    const half = Math.ceil(args.length / 2)
     frames.push(
       chunk({
         tool_calls: [
           {
-            index: 0,
-            id: `call_fake${counter}`,
+            index,
+            id: call.id,
             type: 'function',
-            function: { name: decision.name, arguments: '' },
+            function: { name: call.function.name, arguments: '' },
           },
         ],
       }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: decision.args.slice(0, half) } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: decision.args.slice(half) } }] }),
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }),
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }),
     )
-  } else {
-    const half = Math.ceil(decision.text.length / 2)
-    frames.push(
-      chunk({ content: decision.text.slice(0, half) }),
-      chunk({ content: decision.text.slice(half) }),
-    )
-  }
+  })
   frames.push(chunk({}, finish))
   if (body['stream_options']?.include_usage === true)
     frames.push(

@@ -6,8 +6,13 @@ import {
   unpackCarriedThinking,
 } from '../../../src/protocols/gemini/carried-thinking'
 import { partSignature } from '../../../src/protocols/gemini/part-signature'
+import {
+  maxReasoningCarrierLength,
+  reasoningOriginSignature,
+} from '../../../src/protocols/openai/reasoning-origin'
+import { base64ToUtf8, utf8ToBase64 } from '../../../src/internal/base64'
 
-describe('Anthropic thinking carried in a thoughtSignature', () => {
+describe('reasoning carried in a thoughtSignature', () => {
   it('round-trips text, signature and redacted data byte for byte', () => {
     fc.assert(
       fc.property(
@@ -43,23 +48,84 @@ describe('Anthropic thinking carried in a thoughtSignature', () => {
     )
   })
 
-  it('carries nothing but Anthropic’s own thinking', () => {
+  it('carries Anthropic’s own thinking and OpenAI-compatible reasoning, nothing else', () => {
     expect(
       packCarriedThinking([
         { type: 'reasoning', text: 'gemini', signature: { protocol: 'gemini', value: 'c2ln' } },
-        {
-          type: 'reasoning',
-          text: 'tagged',
-          signature: { protocol: 'openai', value: 'gw1.unsigned' },
-        },
         { type: 'reasoning', text: 'bare' },
       ]),
     ).toBeUndefined()
+    const origin = reasoningOriginSignature('reasoning_content', 'deepseek-v4-pro', 'Hmm — 🧠')
+    const part: ReasoningPart = { type: 'reasoning', text: 'Hmm — 🧠', signature: origin }
+    expect(
+      unpackCarriedThinking(packCarriedThinking([part, { type: 'reasoning', text: 'x' }])!),
+    ).toEqual([part])
   })
 
-  it('reads Gemini’s own signatures and anything malformed as no carried thinking', () => {
-    for (const signature of ['CiQBcsjafE2=', 'Z3d0aGluazE6', 'Z3d0aGluazE6bm90IGpzb24=', '%%%'])
+  it('mints no carrier past the bound: the reasoning is then only shown', () => {
+    const text = 'x'.repeat(maxReasoningCarrierLength)
+    const signature = reasoningOriginSignature('reasoning_content', 'deepseek-v4-pro', text)
+    expect(packCarriedThinking([{ type: 'reasoning', text, signature }])).toBeUndefined()
+  })
+
+  it('reads Gemini’s own signatures as no carried thinking', () => {
+    for (const signature of ['CiQBcsjafE2=', '%%%', 'skip_thought_signature_validator'])
       expect(unpackCarriedThinking(signature)).toBeUndefined()
+  })
+
+  it('refuses with 400 a carrier that does not read back: altered, cut, or over the bound', () => {
+    const origin = reasoningOriginSignature('reasoning_content', 'deepseek-v4-pro', 'I think.')
+    const good = packCarriedThinking([{ type: 'reasoning', text: 'I think.', signature: origin }])!
+    const altered = utf8ToBase64(base64ToUtf8(good)!.replace('I think.', 'I thunk.'))
+    const oversized = utf8ToBase64(
+      `gwthink1:[{"reasoning":"${'x'.repeat(maxReasoningCarrierLength)}","origin":"{}"}]`,
+    )
+    for (const signature of [
+      'Z3d0aGluazE6',
+      'Z3d0aGluazE6bm90IGpzb24=',
+      good.slice(0, -8),
+      altered,
+      utf8ToBase64('gwthink1:[]'),
+      utf8ToBase64('gwthink1:[{"reasoning":"x"}]'),
+      oversized,
+    ])
+      expect(() =>
+        unpackCarriedThinking(signature, 'contents[1].parts[0].thoughtSignature'),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'invalid_request',
+          param: 'contents[1].parts[0].thoughtSignature',
+        }),
+      )
+  })
+
+  it('never throws anything but a 400 on any signature a client may send', () => {
+    const carrierLike = fc.oneof(
+      fc.string(),
+      fc.string().map((tail) => `Z3d0aGluazE6${tail}`),
+      fc.string({ unit: 'binary' }).map((text) => utf8ToBase64(`gwthink1:${text}`)),
+      fc
+        .array(
+          fc.record({
+            reasoning: fc.string(),
+            origin: fc.oneof(
+              fc.string(),
+              fc.constant(reasoningOriginSignature('reasoning', 'm', 'r').value),
+            ),
+          }),
+        )
+        .map((blocks) => utf8ToBase64(`gwthink1:${JSON.stringify(blocks)}`)),
+    )
+    fc.assert(
+      fc.property(carrierLike, (signature) => {
+        try {
+          const parts = unpackCarriedThinking(signature)
+          if (parts !== undefined) expect(parts.length).toBeGreaterThan(0)
+        } catch (error) {
+          expect(error).toMatchObject({ code: 'invalid_request', status: 400 })
+        }
+      }),
+    )
   })
 })
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { StreamEvent, Usage } from '../../../src/canonical/types'
+import { reasoningOriginSignature } from '../../../src/protocols/openai/reasoning-origin'
+import { decodeOpenAIResponse } from '../../../src/protocols/openai/response'
 import { createOpenAIStreamDecoder } from '../../../src/protocols/openai/stream-decode'
-import { byteByByte, everySplit, randomSplit } from '../../helpers/streams'
+import { byteByByte, decodeSseChunks, everySplit, randomSplit } from '../../helpers/streams'
 import {
   chunk,
   decodeChunks,
@@ -408,5 +410,103 @@ describe('OpenAI stream decoder: stream end and errors', () => {
     )
     expect(events.at(-2)?.type).toBe('text-delta')
     expect(errorOf(events).message).toBe('The upstream sent a stream event that is not JSON.')
+  })
+})
+
+describe('reasoning origin (ADR 0018)', () => {
+  const minimaxDelta = (text: string) => ({
+    reasoning_details: [
+      {
+        type: 'reasoning.text',
+        id: 'reasoning-text-1',
+        format: 'MiniMax-response-v1',
+        index: 0,
+        text,
+      },
+    ],
+  })
+  const body = sse(
+    chunk({ role: 'assistant', content: null }),
+    chunk(minimaxDelta('Weigh ')),
+    chunk(minimaxDelta('“both” — 🧠')),
+    chunk({ content: 'Done.' }),
+    chunk({}, 'stop'),
+    '[DONE]',
+  )
+
+  it('reads MiniMax’s reasoning_details deltas, and signs the block with field, model and digest at every split', async () => {
+    const expected = reasoningOriginSignature(
+      'reasoning_details',
+      'MiniMax-M2',
+      'Weigh “both” — 🧠',
+      {
+        type: 'reasoning.text',
+        id: 'reasoning-text-1',
+        format: 'MiniMax-response-v1',
+        index: 0,
+      },
+    )
+    for (const chunks of everySplit(body)) {
+      const events = await decodeSseChunks(
+        chunks,
+        createOpenAIStreamDecoder({ generateId: idGenerator(), model: 'MiniMax-M2' }),
+      )
+      const reasoning = events.filter((event) => event.type.startsWith('reasoning'))
+      expect(reasoning).toEqual([
+        { type: 'reasoning-start', index: 0 },
+        { type: 'reasoning-delta', index: 0, delta: 'Weigh ' },
+        { type: 'reasoning-delta', index: 0, delta: '“both” — 🧠' },
+        { type: 'reasoning-end', index: 0, signature: expected },
+      ])
+    }
+  })
+
+  it('signs DeepSeek’s reasoning_content with the field of its first delta', async () => {
+    const events = await decodeSseChunks(
+      [new TextEncoder().encode(readFixture('deepseek-reasoning.sse'))],
+      createOpenAIStreamDecoder({ generateId: idGenerator(), model: 'deepseek-reasoner' }),
+    )
+    const end = events.find((event) => event.type === 'reasoning-end')
+    const text = 'The user asks whether 9.11 or 9.9 is larger. 9.9 = 9.90 > 9.11 — größer.'
+    expect(end).toEqual({
+      type: 'reasoning-end',
+      index: 0,
+      signature: reasoningOriginSignature('reasoning_content', 'deepseek-reasoner', text),
+    })
+  })
+
+  it('decodes an unstreamed answer’s reasoning in each field with its origin', () => {
+    const answer = (message: object) => ({
+      id: 'x',
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'ok', ...message },
+          finish_reason: 'stop',
+        },
+      ],
+    })
+    for (const [field, message] of [
+      ['reasoning_content', { reasoning_content: 'why' }],
+      ['reasoning', { reasoning_content: '', reasoning: 'why' }],
+      [
+        'reasoning_details',
+        {
+          reasoning_details: [
+            { type: 'reasoning.summary', summary: 's' },
+            { type: 'reasoning.text', text: 'why' },
+          ],
+        },
+      ],
+    ] as const) {
+      const decoded = decodeOpenAIResponse(answer(message), { model: 'm1' })
+      const detail = field === 'reasoning_details' ? { type: 'reasoning.text' } : undefined
+      expect(decoded.content[0]).toEqual({
+        type: 'reasoning',
+        text: 'why',
+        signature: reasoningOriginSignature(field, 'm1', 'why', detail),
+      })
+    }
   })
 })

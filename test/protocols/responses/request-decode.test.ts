@@ -216,7 +216,6 @@ describe('Responses request → canonical', () => {
           id: 'rs_3',
           summary: [{ type: 'summary_text', text: 'only a summary' }],
         },
-        { type: 'reasoning', id: 'rs_4', summary: [], encrypted_content: 'gwr1.not-base64!' },
         call('c1', 'shell'),
       ],
     }).request
@@ -224,6 +223,21 @@ describe('Responses request → canonical', () => {
       role: 'assistant',
       content: [signed, { type: 'tool-call', id: 'c1', name: 'shell', arguments: '{}' }],
     })
+  })
+
+  it('RESP-REQ-11: a gateway blob that does not read back is a 400 naming it, never dropped', () => {
+    for (const blob of ['gwr1.not-base64!', `gwr1.${btoa('{"t":1}')}`, 'gwr1.'])
+      expect(() =>
+        decode({
+          input: [
+            { role: 'user', content: 'q' },
+            { type: 'reasoning', id: 'rs_4', summary: [], encrypted_content: blob },
+            call('c1', 'shell'),
+          ],
+        }),
+      ).toThrow(
+        expect.objectContaining({ code: 'invalid_request', param: 'input[1].encrypted_content' }),
+      )
   })
 
   it('RESP-REQ-11: reasoning sent back by id only is restored from the store', () => {

@@ -1,0 +1,217 @@
+import type { FieldDoc } from './field-doc'
+
+/** The descriptions of `groups[]` and everything in it (see `field-docs.ts`). */
+export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
+  groups:
+    'The groups, in routing order: a model is served by the first group the key may use that serves it.',
+  'groups[].id':
+    'The group id: letters, digits, `.`, `_` and `-`, starting with a letter or digit.',
+  'groups[].protocol':
+    'The protocol family of its upstreams: `openai` (OpenAI and every OpenAI-compatible server: vLLM, Ollama, DeepSeek, OpenRouter…), `anthropic` or `gemini`.',
+  'groups[].models':
+    'The call names it serves: `"gpt-4o-mini"`, or an object that maps a call name to the upstream\'s name and may set a profile and fallbacks.',
+  'groups[].models[].name': 'The call name clients send.',
+  'groups[].models[].upstreamModel': {
+    text: 'The model name sent to the upstream.',
+    defaultText: 'the call name',
+  },
+  'groups[].models[].profile': {
+    text: "Overrides of the model's built-in profile (context window, output limit, reasoning control, sampling, structured output, input kinds); each field replaces the built-in value.",
+    defaultText: 'the built-in profile',
+  },
+  'groups[].models[].profile.contextWindow': {
+    text: 'Input plus output tokens the model takes.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.maxOutputTokens': {
+    text: 'The output cap: client limits above it are lowered; the default when a client sets none. At most `contextWindow`.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.outputLimitField': {
+    text: 'The OpenAI-style field that carries the output limit.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.reasoning': {
+    text: 'How the model is asked to reason; replaces the whole built-in control.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.reasoning.kind':
+    'The kind of control: `any` (unknown: the plain mapping, nothing clamped), `none` (reasoning fields dropped), `always` (reasons, takes no field), `effort` (OpenAI `reasoning_effort`), `budget` (a thinking token budget), `adaptive` (Anthropic adaptive thinking with an effort), `level` (Gemini 3 `thinkingLevel`) or `toggle` (on/off only).',
+  'groups[].models[].profile.reasoning.efforts':
+    'The efforts it accepts (kinds `effort` and `adaptive`).',
+  'groups[].models[].profile.reasoning.min':
+    'The smallest thinking budget in tokens (kind `budget`); at most `max`.',
+  'groups[].models[].profile.reasoning.max':
+    'The largest thinking budget in tokens (kind `budget`).',
+  'groups[].models[].profile.reasoning.canDisable':
+    'Whether reasoning can be turned off (kinds `budget` and `adaptive`).',
+  'groups[].models[].profile.reasoning.dynamic':
+    'Whether a budget of `-1` lets the model choose (kind `budget`).',
+  'groups[].models[].profile.reasoning.levels': 'The thinking levels it accepts (kind `level`).',
+  'groups[].models[].profile.reasoning.field':
+    'The on/off field it takes: `thinking: {type}` or `enable_thinking` (kind `toggle`).',
+  'groups[].models[].profile.reasoning.clearThinking':
+    "With `false`, a request with thinking on also sends GLM's `clear_thinking: false` (preserved thinking; kind `toggle`).",
+  'groups[].models[].profile.sampling': {
+    text: 'Which requests may carry `temperature`, `top_p` and `top_k`.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.temperatureOrTopP': {
+    text: '`temperature` and `top_p` exclude each other: `top_p` is dropped when both are sent.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.maxTemperature': {
+    text: 'Temperatures above it are lowered.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.structuredOutput': {
+    text: 'How it gives structured output: a native schema, JSON mode with the schema as an instruction, a forced answer tool, or an instruction only.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.forcedToolChoice': {
+    text: '`false`: a forced tool choice becomes `auto`.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.imageInput': {
+    text: '`false`: a request with an image is refused with 400 before any upstream call.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.documentInput': {
+    text: '`false`: a request with a PDF is refused with 400 before any upstream call.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.reasoningHistory': {
+    text: "Reasoning the model did not hand out itself (another model's, older history) goes back on assistant messages, in `reasoningField`; the reasoning it handed out always goes back to it.",
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.reasoningField': {
+    text: 'The member earlier reasoning goes back in: `reasoning_content`, `reasoning` or `reasoning_details` (which also asks for `reasoning_split: true`, as MiniMax takes it).',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].fallbacks': {
+    text: "`<group>/<model>` call names tried in order once this group has no upstream left, each in its group's protocol; checked when the config loads. A fallback's own fallbacks are not followed.",
+    defaultText: 'none',
+  },
+  'groups[].upstreams':
+    'Its upstreams: an HTTP upstream (`{ "baseUrl", … }`), the built-in mock (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
+  'groups[].upstreams[].id': {
+    text: 'The upstream id in logs, events and `health()`.',
+    defaultText: '<group id>#<index>',
+  },
+  'groups[].upstreams[].baseUrl':
+    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`).",
+  'groups[].upstreams[].apiKey': {
+    text: 'The key sent upstream: as a bearer token (`openai`), `x-api-key` (`anthropic`) or `x-goog-api-key` (`gemini`). Usually `"${NAME}"`.',
+    defaultText: 'none',
+  },
+  'groups[].upstreams[].headers': {
+    text: 'Headers sent on every call to this upstream (an organisation id).',
+    defaultText: 'none',
+  },
+  'groups[].upstreams[].weight': {
+    text: 'Its share of the calls, by weight among the upstreams fit to be tried.',
+    default: 1,
+  },
+  'groups[].upstreams[].responses': {
+    text: 'An upstream of an `openai` group that serves `/v1/responses` (api.openai.com, Azure): Responses API calls go there as they are. The mock serves it too.',
+    default: false,
+  },
+  'groups[].upstreams[].maxConcurrent': {
+    text: 'Calls it is given at once (a stream until it ends); past it another upstream is picked, or 503 (529 on Anthropic routes) at once.',
+    defaultText: 'none',
+  },
+  'groups[].upstreams[].apiKeys':
+    'A pool of keys instead of `apiKey`, rotated per call (see `keyPool`); a key the upstream refuses leaves rotation for a while.',
+  'groups[].upstreams[].provider': '`"mock"`: the built-in mock upstream, for demos and tests.',
+  'groups[].upstreams[].reply': {
+    text: "The mock's fixed reply.",
+    defaultText: 'echoes the last user message',
+  },
+  'groups[].upstreams[].chunkDelayMs': {
+    text: "The mock's pause between streamed chunks.",
+    default: 0,
+  },
+
+  'groups[].retry':
+    'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',
+  'groups[].retry.attempts': {
+    text: 'Attempts per request in this group, the first included; `1` turns failover off.',
+    default: 3,
+  },
+  'groups[].retry.deadlineMs': {
+    text: 'No new attempt starts once this long has passed since the request reached the retry loop.',
+    default: 60_000,
+  },
+  'groups[].retry.backoffMs': {
+    text: 'The first retry waits between half of this and all of it (jitter); each next retry twice as long.',
+    default: 50,
+  },
+  'groups[].retry.maxBackoffMs': { text: 'The longest backoff.', default: 1000 },
+  'groups[].retry.maxRetryAfterMs': {
+    text: 'The longest `retry-after` the gateway waits before retrying the same upstream; a longer one sends the retry to another.',
+    default: 5000,
+  },
+  'groups[].retry.budget':
+    'The retry budget, per group and instance: over any `windowMs`, retries stay within `share` × requests + `minRetries`.',
+  'groups[].retry.budget.share': {
+    text: 'Retries allowed per request, on average over the window.',
+    default: 0.2,
+  },
+  'groups[].retry.budget.minRetries': {
+    text: 'Retries allowed per window whatever the traffic, so a quiet gateway still retries.',
+    default: 3,
+  },
+  'groups[].retry.budget.windowMs': { text: "The budget's sliding window.", default: 10_000 },
+  'groups[].balancing': {
+    text: 'How an upstream is chosen among those fit to be tried: at random by weight, or the one with the fewest calls in flight per unit of weight.',
+    default: 'weighted',
+  },
+  'groups[].sessionAffinity': {
+    text: 'Keep a session\'s requests on one upstream (and pooled key) while it is healthy: `true` reads the session hint from the request, `{ "header" }` from a header first.',
+    defaultText: 'off',
+  },
+  'groups[].sessionAffinity.header': {
+    text: "The request header that carries the session hint, read before the protocol's own hint (`prompt_cache_key` or `user`, `metadata.user_id`).",
+    defaultText: 'none',
+  },
+  'groups[].circuitBreaker':
+    'When an upstream of the group is skipped after failures, and for how long; `false` turns circuit breaking off.',
+  'groups[].circuitBreaker.consecutiveFailures': {
+    text: 'Failures in a row that open the circuit.',
+    default: 5,
+  },
+  'groups[].circuitBreaker.failureRatio': {
+    text: 'Share of failed attempts in the window that opens it (`1` turns the rule off).',
+    default: 0.5,
+  },
+  'groups[].circuitBreaker.minimumCalls': {
+    text: 'Attempts the window must hold before `failureRatio` applies.',
+    default: 10,
+  },
+  'groups[].circuitBreaker.windowMs': { text: "The failure ratio's window.", default: 60_000 },
+  'groups[].circuitBreaker.cooldownMs': {
+    text: 'The first opening when the upstream gave no `retry-after`; each reopening after a failed probe doubles it.',
+    default: 10_000,
+  },
+  'groups[].circuitBreaker.maxCooldownMs': {
+    text: 'The longest opening, doubled or told by `retry-after`.',
+    default: 300_000,
+  },
+  'groups[].circuitBreaker.jitter': {
+    text: '± share of randomness on computed cooldowns.',
+    default: 0.2,
+  },
+  'groups[].keyPool': 'How the keys of a pooled upstream (`apiKeys`) are used.',
+  'groups[].keyPool.rotation': {
+    text: 'Which key the next call uses: in turn, or the one with the fewest calls in flight.',
+    default: 'round-robin',
+  },
+  'groups[].keyPool.rejectedCooldownMs': {
+    text: 'How long a key the upstream refused (401, 403) stays out of rotation.',
+    default: 3_600_000,
+  },
+  'groups[].keyPool.quotaCooldownMs': {
+    text: 'How long a key out of quota or credit (`insufficient_quota`, 402, `billing_error`) stays out of rotation.',
+    default: 600_000,
+  },
+}
