@@ -81,11 +81,12 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
       'README.md': '# model-gateway\n',
       'CHANGELOG.md': '# Changelog\n',
       LICENSE: 'MIT\n',
+      'config.schema.json': '{}\n',
     })
     const result = packAndCheck(dir)
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/^18 files, [\d.]+ kB packed, [\d.]+ kB unpacked\n/)
+    expect(result.stdout).toMatch(/^19 files, [\d.]+ kB packed, [\d.]+ kB unpacked\n/)
   })
 
   it('fails a package with source maps, scripts, a missing file or over its budget, naming each', () => {
@@ -102,6 +103,7 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
       'README.md': '# model-gateway\n',
       'CHANGELOG.md': '# Changelog\n',
       LICENSE: 'MIT\n',
+      'config.schema.json': '{}\n',
     })
     const result = packAndCheck(dir)
     expect(result.status).toBe(1)
