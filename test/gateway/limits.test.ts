@@ -58,7 +58,10 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     const limited = await start(kind)
     const results = await burst(limited, limitedKeys.rpm, 20)
     const admitted = results.filter((result) => result.status === 'fulfilled')
-    expect(admitted).toHaveLength(5)
+    // 5 a minute: one more for every 12 s the burst took to arrive (the window refills).
+    const refilled = Math.floor(limited.reserveSpanMs() / 12_000)
+    expect(admitted.length).toBeGreaterThanOrEqual(5)
+    expect(admitted.length).toBeLessThanOrEqual(5 + refilled)
     for (const result of results) {
       if (result.status === 'fulfilled') continue
       expect(result.reason).toBeInstanceOf(OpenAI.RateLimitError)
@@ -67,7 +70,7 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
       expect(Number(headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(Number(headers.get('retry-after-ms'))).toBeGreaterThan(0)
     }
-    expect(limited.upstream.calls()).toBe(5)
+    expect(limited.upstream.calls()).toBe(admitted.length)
   })
 
   it(`admits exactly outputTokensPerMinute (max_tokens reserved) of 30 concurrent requests${across}`, async () => {
@@ -76,10 +79,14 @@ describe.each<MeterKind>(['memory', 'redis'])('limits through the SDKs, %s meter
     limited.upstream.shut()
     const pending = burst(limited, limitedKeys.otpm, 30, { max_tokens: 100 })
     await vi.waitFor(() => expect(limited.reserves()).toHaveLength(30), eventually)
-    await vi.waitFor(() => expect(limited.upstream.calls()).toBe(10), eventually)
+    await vi.waitFor(() => expect(limited.upstream.calls()).toBeGreaterThanOrEqual(10), eventually)
     limited.upstream.open()
     const results = await pending
-    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10)
+    // 1,000 output tokens a minute at 100 each: one more for every 6 s the burst took to arrive.
+    const refilled = Math.floor(limited.reserveSpanMs() / 6_000)
+    const admitted = results.filter((result) => result.status === 'fulfilled').length
+    expect(admitted).toBeGreaterThanOrEqual(10)
+    expect(admitted).toBeLessThanOrEqual(10 + refilled)
     const refused = results.find((result) => result.status === 'rejected')
     expect((refused as PromiseRejectedResult).reason.message).toContain('outputTokensPerMinute')
   })

@@ -84,14 +84,16 @@ export function gatedUpstreams() {
 /** A meter that records what it was asked to reserve. */
 export function spyOn(meter: UsageMeter) {
   const reserves: ReserveRequest[] = []
+  /** When each reserve was asked (epoch ms), in the order of `reserves`. */
+  const times: number[] = []
   const spied: UsageMeter = {
-    reserve: (request) => (reserves.push(request), meter.reserve(request)),
+    reserve: (request) => (reserves.push(request), times.push(Date.now()), meter.reserve(request)),
     settle: (reservation, record) => meter.settle(reservation, record),
     release: (reservation) => meter.release(reservation),
     extend: (reservation) => meter.extend?.(reservation),
     summary: (keyId, settings) => meter.summary(keyId, settings),
   }
-  return { meter: spied, reserves }
+  return { meter: spied, reserves, times }
 }
 
 export type MeterKind = 'memory' | 'redis'
@@ -131,6 +133,14 @@ export async function startLimitedGateways(kind: MeterKind) {
     upstream,
     urls: servers.map((server) => server.url) as [string, string],
     reserves: () => [...first.reserves, ...(second === first ? [] : second.reserves)],
+    /**
+     * Milliseconds from the first reserve to the last: a per-minute window refills while a
+     * burst's requests straggle in on a loaded machine, so an exact count must allow for it.
+     */
+    reserveSpanMs: () => {
+      const times = [...first.times, ...(second === first ? [] : second.times)]
+      return times.length === 0 ? 0 : Math.max(...times) - Math.min(...times)
+    },
     /** What the Redis meters logged about the store (going away, coming back). */
     storeLog: () => [...storeLog],
     async close() {
