@@ -29,7 +29,15 @@ const allLimits: KeyLimits = {
   tokensPerMonth: 1e12,
 }
 const benchKey = 'sk-bench-meter-0123456789abcdefABCDEF'
-const usage = { inputTokens: 120, outputTokens: 40, cachedInputTokens: 0, totalTokens: 160 }
+const usage = {
+  inputTokens: 120,
+  outputTokens: 40,
+  cachedInputTokens: 0,
+  cacheWriteInputTokens: 0,
+  cacheWrite1hInputTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 160,
+}
 
 /**
  * What the usage meter adds to a request, in process (no sockets but Redis's):

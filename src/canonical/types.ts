@@ -136,9 +136,19 @@ export type ChatRequest = {
 /**
  * Token usage. `undefined` means "not reported", never a silent zero.
  * `input.total` includes cached input (read and written); `output.total` includes reasoning.
+ * `uncached + cacheRead + cacheWrite = total`. `cacheWrite` counts every cache write; `cacheWrite1h`
+ * is the part of it kept an hour (Anthropic's `ephemeral_1h_input_tokens`, priced higher than the
+ * 5-minute writes), so that a later snapshot naming only the writes' total (Anthropic's
+ * `message_delta`) leaves the split as it was.
  */
 export type Usage = {
-  input: { total?: number; uncached?: number; cacheRead?: number; cacheWrite?: number }
+  input: {
+    total?: number
+    uncached?: number
+    cacheRead?: number
+    cacheWrite?: number
+    cacheWrite1h?: number
+  }
   output: { total?: number; reasoning?: number }
 }
 

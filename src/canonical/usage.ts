@@ -19,10 +19,16 @@ export function toTokenUsage(usage: Usage): TokenUsage | undefined {
   const input = usage.input.total
   const output = usage.output.total
   if (input === undefined && output === undefined) return undefined
+  const written = usage.input.cacheWrite ?? 0
+  const writtenHour = Math.min(usage.input.cacheWrite1h ?? 0, written)
   return {
     inputTokens: input ?? 0,
     outputTokens: output ?? 0,
     cachedInputTokens: usage.input.cacheRead ?? 0,
+    // The record keeps the two lifetimes apart: the canonical `cacheWrite1h` is part of `cacheWrite`.
+    cacheWriteInputTokens: Math.max(0, written - writtenHour),
+    cacheWrite1hInputTokens: writtenHour,
+    reasoningTokens: usage.output.reasoning ?? 0,
     totalTokens: (input ?? 0) + (output ?? 0),
   }
 }

@@ -34,6 +34,9 @@ describe('messages client × anthropic group (passthrough)', () => {
       inputTokens: 35,
       outputTokens: 12,
       cachedInputTokens: 10,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 47,
     })
   })

@@ -61,6 +61,9 @@ const estimate = (inputTokens: number, outputTokens: number) => ({
   inputTokens,
   outputTokens,
   cachedInputTokens: 0,
+  cacheWriteInputTokens: 0,
+  cacheWrite1hInputTokens: 0,
+  reasoningTokens: 0,
   totalTokens: inputTokens + outputTokens,
 })
 

@@ -128,6 +128,9 @@ describe('Gemini client × gemini group (passthrough)', () => {
       inputTokens: 20,
       outputTokens: 6,
       cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 26,
     })
   })

@@ -61,6 +61,9 @@ describe('chat-completions stream relay at every chunk split', () => {
       inputTokens: 19,
       outputTokens: 6,
       cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 25,
     })
     for (const chunks of everySplit(fixture)) {

@@ -42,7 +42,15 @@ const record = (requestId: string, keyId: string, totalTokens: number): UsageRec
   upstreamModel: 'm',
   route: 'chat.completions',
   stream: false,
-  usage: { inputTokens: totalTokens - 1, outputTokens: 1, cachedInputTokens: 0, totalTokens },
+  usage: {
+    inputTokens: totalTokens - 1,
+    outputTokens: 1,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    cacheWrite1hInputTokens: 0,
+    reasoningTokens: 0,
+    totalTokens,
+  },
   outcome: 'ok',
   status: 200,
   startedAt: Date.now(),
@@ -124,7 +132,7 @@ await store.close()
 const ledger = createPostgresLedger(db)
 const row = (id, tokens) => ({ requestId: id, keyId: stored.id, groupId: 'g', providerId: 'p',
   model: 'm', upstreamModel: 'm', route: 'messages', stream: true, outcome: 'ok', status: 200,
-  usage: { inputTokens: tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: tokens },
+  usage: { inputTokens: tokens, outputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, reasoningTokens: 0, totalTokens: tokens },
   startedAt: Date.now(), durationMs: 1 })
 ledger.record(row('b1', 30))
 ledger.record(row('b2', 12))

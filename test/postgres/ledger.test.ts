@@ -36,6 +36,9 @@ function record(index: number, overrides: Partial<UsageRecord> = {}): UsageRecor
       inputTokens: 10 + index,
       outputTokens: index,
       cachedInputTokens: index % 5,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 10 + 2 * index,
     },
     outcome: 'ok',
@@ -176,7 +179,15 @@ describe('Postgres usage ledger', () => {
       record(index, {
         keyId: 'budget',
         startedAt: ms,
-        usage: { inputTokens: tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: tokens },
+        usage: {
+          inputTokens: tokens,
+          outputTokens: 0,
+          cachedInputTokens: 0,
+          cacheWriteInputTokens: 0,
+          cacheWrite1hInputTokens: 0,
+          reasoningTokens: 0,
+          totalTokens: tokens,
+        },
       })
     ledger.record(at(day - 2 * 24 * hour, 1000, 1)) // two days before
     ledger.record(at(day + 1 * hour, 100, 2)) // today 01:00

@@ -86,7 +86,7 @@ const first = await meter.reserve(request('a'))
 const second = await meter.reserve(request('b'))
 const third = await meter.reserve(request('c'))
 await meter.settle(first.reservation, { requestId: 'a', keyId: 'bun', usage: { inputTokens: 90,
-  outputTokens: 30, cachedInputTokens: 0, totalTokens: 120 } })
+  outputTokens: 30, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, reasoningTokens: 0, totalTokens: 120 } })
 await meter.release(second.reservation)
 const summary = await meter.summary('bun', { limits, quotaTokens: 600 })
 console.log(JSON.stringify({ fresh, granted: [first.granted, second.granted, third.granted],

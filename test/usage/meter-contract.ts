@@ -68,6 +68,9 @@ export function inputUsage(inputTokens: number, outputTokens = 0): TokenUsage {
     inputTokens,
     outputTokens,
     cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    cacheWrite1hInputTokens: 0,
+    reasoningTokens: 0,
     totalTokens: inputTokens + outputTokens,
   }
 }

@@ -2,12 +2,23 @@ import { describe, expect, it } from 'vitest'
 import { settledUsage } from '../../src/usage/settled-usage'
 
 const estimate = { inputTokens: 30, outputTokens: 4096 }
-const reported = { inputTokens: 12, outputTokens: 3, cachedInputTokens: 2, totalTokens: 15 }
+const reported = {
+  inputTokens: 12,
+  outputTokens: 3,
+  cachedInputTokens: 2,
+  cacheWriteInputTokens: 0,
+  cacheWrite1hInputTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 15,
+}
 const guess = (input: number, output: number) => ({
   usage: {
     inputTokens: input,
     outputTokens: output,
     cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    cacheWrite1hInputTokens: 0,
+    reasoningTokens: 0,
     totalTokens: input + output,
   },
   estimated: true,

@@ -1,3 +1,4 @@
+import type { TokenUsage } from '../../../src/index'
 import { anthropicMessage, anthropicTextFrames } from '../../helpers/anthropic-upstream'
 import { geminiResponse, geminiTextFrames } from '../../helpers/gemini-upstream'
 import { responseObject, responsesStreamFrames } from '../../helpers/responses-upstream'
@@ -10,28 +11,86 @@ export type Family = 'openai' | 'anthropic' | 'gemini' | 'responses'
 export const families: Family[] = ['openai', 'anthropic', 'gemini', 'responses']
 
 /** What each upstream reports for its text answer and its text stream (the fixtures' figures). */
-export const reportedUsage: Record<
-  Family,
-  Record<
-    'text' | 'stream',
-    { inputTokens: number; outputTokens: number; cachedInputTokens: number; totalTokens: number }
-  >
-> = {
+export const reportedUsage: Record<Family, Record<'text' | 'stream', TokenUsage>> = {
   openai: {
-    text: { inputTokens: 5, outputTokens: 1, cachedInputTokens: 0, totalTokens: 6 },
-    stream: { inputTokens: 21, outputTokens: 2, cachedInputTokens: 0, totalTokens: 23 },
+    text: {
+      inputTokens: 5,
+      outputTokens: 1,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 6,
+    },
+    stream: {
+      inputTokens: 21,
+      outputTokens: 2,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 23,
+    },
   },
   anthropic: {
-    text: { inputTokens: 35, outputTokens: 12, cachedInputTokens: 10, totalTokens: 47 },
-    stream: { inputTokens: 42, outputTokens: 2, cachedInputTokens: 7, totalTokens: 44 },
+    text: {
+      inputTokens: 35,
+      outputTokens: 12,
+      cachedInputTokens: 10,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 47,
+    },
+    stream: {
+      inputTokens: 42,
+      outputTokens: 2,
+      cachedInputTokens: 7,
+      cacheWriteInputTokens: 5,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 44,
+    },
   },
   gemini: {
-    text: { inputTokens: 20, outputTokens: 6, cachedInputTokens: 0, totalTokens: 26 },
-    stream: { inputTokens: 12, outputTokens: 2, cachedInputTokens: 0, totalTokens: 14 },
+    text: {
+      inputTokens: 20,
+      outputTokens: 6,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 26,
+    },
+    stream: {
+      inputTokens: 12,
+      outputTokens: 2,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 14,
+    },
   },
   responses: {
-    text: { inputTokens: 9, outputTokens: 2, cachedInputTokens: 4, totalTokens: 11 },
-    stream: { inputTokens: 13, outputTokens: 2, cachedInputTokens: 0, totalTokens: 15 },
+    text: {
+      inputTokens: 9,
+      outputTokens: 2,
+      cachedInputTokens: 4,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 11,
+    },
+    stream: {
+      inputTokens: 13,
+      outputTokens: 2,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 1,
+      totalTokens: 15,
+    },
   },
 }
 

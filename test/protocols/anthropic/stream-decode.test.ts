@@ -60,15 +60,26 @@ function decodeFrames(frames: ReadonlyArray<[string | undefined, unknown]>): unk
   return plain([...events, ...decoder.end()])
 }
 
+/** Canonical usage; `cacheWrite1h` and `reasoning` only when the frames name them. */
 function usage(
   uncached: number,
   cacheRead: number,
   cacheWrite: number,
   output: number | undefined,
+  split?: { cacheWrite1h?: number; reasoning?: number },
 ): Usage {
   return {
-    input: { total: uncached + cacheRead + cacheWrite, uncached, cacheRead, cacheWrite },
-    output: { total: output },
+    input: {
+      total: uncached + cacheRead + cacheWrite,
+      uncached,
+      cacheRead,
+      cacheWrite,
+      ...(split?.cacheWrite1h === undefined ? {} : { cacheWrite1h: split.cacheWrite1h }),
+    },
+    output: {
+      total: output,
+      ...(split?.reasoning === undefined ? {} : { reasoning: split.reasoning }),
+    },
   }
 }
 
@@ -92,8 +103,8 @@ const stop: [string, unknown] = ['message_stop', { type: 'message_stop' }]
 
 describe('Anthropic stream decoder', () => {
   it('decodes a text stream into message-start, one text block, usage and finish', async () => {
-    const first = usage(21, 2048, 0, 1)
-    const last = usage(21, 2048, 0, 17)
+    const first = usage(21, 2048, 0, 1, { cacheWrite1h: 0 })
+    const last = usage(21, 2048, 0, 17, { cacheWrite1h: 0 })
     expect(await decodeText(fixture('text.sse'))).toEqual([
       {
         type: 'message-start',
@@ -113,8 +124,8 @@ describe('Anthropic stream decoder', () => {
   })
 
   it('decodes a tool_use block into tool-call events with the input fragments as they came', async () => {
-    const first = usage(472, 0, 1536, 2)
-    const last = usage(472, 0, 1536, 89)
+    const first = usage(472, 0, 1536, 2, { cacheWrite1h: 0 })
+    const last = usage(472, 0, 1536, 89, { cacheWrite1h: 0 })
     expect(await decodeText(fixture('tool-use.sse'))).toEqual([
       {
         type: 'message-start',
@@ -164,17 +175,17 @@ describe('Anthropic stream decoder', () => {
       { type: 'text-delta', index: 1, delta: 'gcd(1071, 462) = **21**:' },
       { type: 'text-delta', index: 1, delta: ' 1071 = 21 × 51 and 462 = 21 × 22.' },
       { type: 'text-end', index: 1 },
-      { type: 'usage', usage: usage(47, 0, 0, 118) },
+      { type: 'usage', usage: usage(47, 0, 0, 118, { cacheWrite1h: 0, reasoning: 62 }) },
       {
         type: 'finish',
         finishReason: { unified: 'stop', raw: 'end_turn' },
-        usage: usage(47, 0, 0, 118),
+        usage: usage(47, 0, 0, 118, { cacheWrite1h: 0, reasoning: 62 }),
       },
     ])
   })
 
   it('STR-AO-07: decodes a refusal without content blocks, keeping the explanation', async () => {
-    const last = usage(18, 0, 0, 5)
+    const last = usage(18, 0, 0, 5, { cacheWrite1h: 0 })
     expect((await decodeText(fixture('refusal.sse'))).slice(2)).toEqual([
       { type: 'usage', usage: last },
       {

@@ -54,6 +54,9 @@ describe('Responses passthrough stream', () => {
       inputTokens: 310,
       outputTokens: 96,
       cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 64,
       totalTokens: 406,
     })
   })
@@ -84,6 +87,9 @@ describe('Responses passthrough stream', () => {
       inputTokens: 1200,
       outputTokens: 9,
       cachedInputTokens: 1024,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 1209,
     })
     const prefix = big.slice(0, big.indexOf('event: response.completed'))
