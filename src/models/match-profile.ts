@@ -13,6 +13,7 @@ import {
   type ModelProfileEntry,
   type ModelProfileOverrides,
 } from './profile'
+import { compileNamePattern } from './name-pattern'
 import { qwenModels } from './qwen'
 
 /** Every built-in entry, each pattern compiled once. */
@@ -26,13 +27,7 @@ const table = [
   ...kimiModels,
   ...minimaxModels,
   ...llamaModels,
-].map((entry) => ({
-  entry,
-  patterns: entry.match.map((pattern) => ({
-    regex: globToRegex(pattern),
-    specificity: pattern.replaceAll('*', '').length,
-  })),
-}))
+].map((entry) => ({ entry, patterns: entry.match.map(compileNamePattern) }))
 
 /** Matches of the names seen so far; names come from configs and registries, so few are distinct. */
 const cache = new Map<string, ModelProfile>()
@@ -107,14 +102,6 @@ export function resolveModelProfile(
 function withoutMatch(entry: ModelProfileEntry): ModelProfile {
   const { match: _match, ...profile } = entry
   return profile
-}
-
-function globToRegex(pattern: string): RegExp {
-  const escaped = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*')
-  return new RegExp(`^${escaped}$`)
 }
 
 const entryProfiles = new WeakMap<ModelEntry, ModelProfile>()

@@ -4,6 +4,7 @@ import type { KeyPoolPolicy } from '../failover/key-pool'
 import type { SessionAffinity } from '../failover/session-hint'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { ModelProfileOverrides } from '../models/profile'
+import type { PriceOverride } from '../pricing/model-price'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamProvider } from '../upstream/provider'
 import type { RetrySettings } from '../failover/retry-policy'
@@ -21,6 +22,11 @@ export type ModelEntry = {
    * tried in order, each in its group's protocol (the request translated when it differs).
    */
   fallbacks?: readonly string[] | undefined
+  /**
+   * The price of this entry's upstream model, merged field by field over the catalogue's (a
+   * complete price for a model the catalogue does not know); `false` leaves it unpriced.
+   */
+  price?: PriceOverride | false | undefined
 }
 
 /** A pool of upstreams of one protocol family, serving a set of model call names. */
@@ -42,6 +48,8 @@ export type Group = {
   circuitBreaker?: Partial<CircuitPolicy> | false | undefined
   /** How pooled upstreams use their keys (defaults: round-robin, `defaultKeyCooldowns`). */
   keyPool?: KeyPoolPolicy | undefined
+  /** What keys are charged for this group's models, × the list price (a resale margin; default 1). */
+  priceMultiplier?: number | undefined
 }
 
 /**
