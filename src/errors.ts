@@ -18,6 +18,7 @@ export type GatewayErrorCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'quota_exceeded'
+  | 'budget_exceeded'
   | 'rate_limited'
   | 'upstream_error'
   | 'upstream_unreachable'
@@ -36,6 +37,7 @@ const defaultStatus: Record<GatewayErrorCode, number> = {
   method_not_allowed: 405,
   payload_too_large: 413,
   quota_exceeded: 429,
+  budget_exceeded: 429,
   rate_limited: 429,
   upstream_error: 502,
   upstream_unreachable: 502,

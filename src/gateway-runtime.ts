@@ -10,6 +10,8 @@ import type { UsageLedger } from './usage/usage-ledger'
 import type { UpstreamProvider } from './upstream/provider'
 import type { SecretScrubber } from './upstream/secret-scrubber'
 import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
+import type { PriceCatalogue } from './pricing/price-catalogue'
+import type { BudgetAlert } from './usage/budget-alert'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
 export type GatewayRuntime = {
@@ -40,6 +42,12 @@ export type GatewayRuntime = {
   random: () => number
   generateId: () => string
   emit: (event: RequestEvent) => void
+  /** The prices: the built-in catalogue (unless `builtInPrices: false`) under the config's `prices`. */
+  prices: PriceCatalogue
+  /** What a key with a money budget gets on a model without a price (`unpricedModels`). */
+  unpricedModels: 'refuse' | 'allow'
+  /** Hands a crossed alert threshold to the config's `onBudgetAlert`; never throws. */
+  budgetAlert: (alert: BudgetAlert) => void
   /** Scrubs every configured upstream secret, and the provider's own, from upstream errors. */
   scrubberFor: (provider: UpstreamProvider) => SecretScrubber
 }

@@ -36,6 +36,8 @@ import { createRetryBudgets } from './failover/retry-budget'
 import { createHealthSelector } from './failover/health-selector'
 import type { UpstreamHealth } from './failover/upstream-selector'
 import type { UsageOutcome } from './usage/usage-meter'
+import { createPriceCatalogue } from './pricing/price-catalogue'
+import type { BudgetAlert } from './usage/budget-alert'
 
 /** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
 export type GatewayContext = { waitUntil?(promise: Promise<unknown>): void }
@@ -148,6 +150,17 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         onEvent(event)
       } catch (error) {
         console.error('[model-gateway] onEvent threw:', error)
+      }
+    },
+    prices: createPriceCatalogue({ builtIn: valid.builtInPrices, overrides: valid.prices }),
+    unpricedModels: valid.unpricedModels,
+    budgetAlert: (alert: BudgetAlert) => {
+      const listener = valid.onBudgetAlert
+      if (listener === undefined) return
+      try {
+        listener(alert)
+      } catch (error) {
+        console.error('[model-gateway] onBudgetAlert threw:', error)
       }
     },
   }

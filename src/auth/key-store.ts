@@ -14,6 +14,17 @@ export type KeyLimits = {
   tokensPerMonth?: number | undefined
 }
 
+/**
+ * A budget in money (`keys[].budget`): what a key may spend per UTC day, per UTC month, or in its
+ * lifetime, in USD at the prices the gateway charges (list price × `priceMultiplier`).
+ */
+export type MoneyBudget = {
+  usd: number
+  per: 'day' | 'month' | 'lifetime'
+  /** A share of `usd` (0.8 = 80 %) at which `onBudgetAlert` is called, once per period. */
+  alertAt?: number | undefined
+}
+
 /** What the gateway knows about an API key. It never holds the key itself. */
 export type KeyRecord = {
   /** Stable identifier, used in usage records and events. */
@@ -26,6 +37,10 @@ export type KeyRecord = {
   quota?: { tokens?: number | undefined } | undefined
   /** Rate limits and calendar budgets of the key; an absent field is no limit. */
   limits?: KeyLimits | undefined
+  /** Money budgets: one, or one per period (a day and a month together). */
+  budget?: MoneyBudget | readonly MoneyBudget[] | undefined
+  /** × the price of every request, after the group's multiplier (default 1). */
+  priceMultiplier?: number | undefined
   /** A disabled key is refused with 401. */
   disabled?: boolean | undefined
   /** After this instant the key is refused with 401. */

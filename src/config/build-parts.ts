@@ -34,6 +34,7 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
           : group.sessionAffinity,
     circuitBreaker: group.circuitBreaker,
     keyPool: group.keyPool,
+    ...(group.priceMultiplier === undefined ? {} : { priceMultiplier: group.priceMultiplier }),
     models: group.models.map((model) =>
       typeof model === 'string'
         ? { name: model, upstreamModel: model }
@@ -42,6 +43,7 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
             upstreamModel: model.upstreamModel ?? model.name,
             ...(model.profile === undefined ? {} : { profile: model.profile }),
             ...(model.fallbacks === undefined ? {} : { fallbacks: model.fallbacks }),
+            ...(model.price === undefined ? {} : { price: model.price }),
           },
     ),
     upstreams: group.upstreams.map((entry, index): UpstreamProvider => {
@@ -92,6 +94,8 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher) {
       groups: entry.groups,
       quota: entry.quota,
       limits: entry.limits,
+      budget: entry.budget,
+      priceMultiplier: entry.priceMultiplier,
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },

@@ -17,6 +17,8 @@ import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import { buildStateConfigSchema } from './state-schema'
 import { buildCorsSchema } from './cors-schema'
 import { crossFieldChecks } from './cross-checks'
+import { buildSpendSchemas } from './spend-schema'
+import type { BudgetAlert } from '../usage/budget-alert'
 import {
   groupSelectionShape,
   httpUpstreamPoolShape,
@@ -41,11 +43,14 @@ function buildConfigSchemas() {
       ),
     )
 
+  const spend = buildSpendSchemas()
   const modelName = z.string().check(z.minLength(1, 'expected a non-empty model name'))
   const modelObject = z.strictObject({
     name: modelName,
     upstreamModel: z.optional(modelName),
     profile: z.optional(modelProfileOverridesSchema()),
+    /** This entry's price over the catalogue's; `false`: unpriced. */
+    price: z.optional(spend.priceOrFalse),
     /** `<group>/<model>` call names tried in order once this group has no upstream left. */
     fallbacks: z.optional(
       z.array(z.string().check(z.regex(/^[^/]+\/.+$/, 'expected "<group>/<model>"'))),
@@ -139,6 +144,8 @@ function buildConfigSchemas() {
       UpstreamInput[]
     >,
     retry: z.optional(retrySettings),
+    /** × the list price of this group's models (a resale margin). */
+    priceMultiplier: z.optional(spend.priceMultiplier),
     ...groupSelectionShape(),
   })
 
@@ -175,6 +182,10 @@ function buildConfigSchemas() {
       groups: z.optional(z.array(z.string().check(z.minLength(1)))),
       quota: z.optional(z.strictObject({ tokens: z.optional(nonNegativeInt()) })),
       limits: z.optional(keyLimits),
+      /** Money budgets in USD per day, month or lifetime. */
+      budget: z.optional(spend.budgets),
+      /** × the list price, after the group's multiplier. */
+      priceMultiplier: z.optional(spend.priceMultiplier),
       disabled: z.optional(z.boolean()),
       expiresAt: z.optional(z.iso.datetime({ offset: true })),
     })
@@ -236,6 +247,15 @@ function buildConfigSchemas() {
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
       keys: z.optional(z.array(keyEntry)),
       keyStore: z.optional(plugin<KeyStore>('lookup', 'KeyStore')),
+      /** Prices by upstream-model pattern, over the built-in catalogue; `false`: unpriced. */
+      prices: z.optional(spend.prices),
+      /** `false` starts the catalogue empty: only `prices` and `models[].price` price models. */
+      builtInPrices: z._default(z.boolean(), true),
+      /** What a key with a money budget gets on a model without a price (default `refuse`). */
+      unpricedModels: z._default(
+        z.enum(['refuse', 'allow'], { error: 'expected "refuse" or "allow"' }),
+        'refuse',
+      ),
       usageMeter: z.optional(plugin<UsageMeter>('reserve', 'UsageMeter')),
       usageLedger: z.optional(plugin<UsageLedger>('record', 'UsageLedger')),
       state: z.optional(stateConfigSchema),
@@ -252,6 +272,8 @@ function buildConfigSchemas() {
       now: z.optional(fn<() => number>('a clock')),
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+      /** Called once per period when a key's spend crosses a budget's `alertAt`. */
+      onBudgetAlert: z.optional(fn<(alert: BudgetAlert) => void>('a budget alert')),
     })
     .check(crossFieldChecks())
 

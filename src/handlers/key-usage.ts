@@ -1,33 +1,41 @@
 import { maskKey } from '../auth/mask-key'
 import { readCredential } from '../auth/credentials'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { DailyUsage } from '../usage/usage-ledger'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import { nanoToUsd } from '../pricing/price-units'
+import { moneyBudgetsOf } from '../usage/key-limits'
+import { budgetsOf, isMoneyState, spendOf } from './key-spend'
 
 /**
- * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage and limits, and nothing about other
- * keys. The limits come from the meter, so with a shared meter they are the fleet's, not this
- * instance's. Besides our own structure it carries the flat fields CC Switch-style clients read:
- * `isValid`, `planName`, `remaining` (the least left of the key's token budgets, -1 when it has
- * none) and `unit`.
+ * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage, spend and limits, and nothing
+ * about other keys. The limits come from the meter, so with a shared meter they are the fleet's,
+ * not this instance's. `spend` is what the key's requests cost in USD (in all, today, this month)
+ * and `budget` its money budgets; `daily` rows carry their cost. Besides our own structure it
+ * carries the flat fields CC Switch-style clients read: `isValid`, `planName`, `remaining` (the
+ * least left of the key's token budgets, -1 when it has none) and `unit`.
  */
 export async function handleKeyUsage(
   runtime: GatewayRuntime,
   scope: RequestScope,
 ): Promise<GatewayAnswer> {
   const key = scope.key!
+  const moneyBudgets = moneyBudgetsOf(key.budget)
   const summary = await runtime.meter.summary(key.id, {
     limits: key.limits,
     quotaTokens: key.quota?.tokens,
+    ...(moneyBudgets === undefined ? {} : { budgets: moneyBudgets }),
   })
-  const daily = await readDaily(runtime, key.id)
   const now = runtime.now()
+  const days = await readDays(runtime, key.id, now)
+  const daily = days === undefined || days === null ? days : days.slice(-dailyDays).map(dayJson)
   const states = summary.limits ?? []
   const quota = states.find((state) => state.name === 'quota')
-  const budgets = states.filter((state) => state.used !== undefined)
+  const budgets = states.filter((state) => state.used !== undefined && !isMoneyState(state))
   const remaining = budgets.length === 0 ? -1 : Math.min(...budgets.map((state) => state.remaining))
   const limits: Record<string, unknown> = {}
   for (const state of states) {
-    if (state.name === 'quota') continue
+    if (state.name === 'quota' || isMoneyState(state)) continue
     limits[state.name] = {
       limit: state.limit,
       ...(state.used === undefined ? {} : { used: state.used, reserved: state.reserved ?? 0 }),
@@ -60,6 +68,8 @@ export async function handleKeyUsage(
       remaining: quota?.remaining ?? null,
     },
     limits,
+    spend: spendOf(summary, states, days, now),
+    budget: budgetsOf(moneyBudgets, states, now),
     ...(daily === undefined ? {} : { daily }),
     isValid: true,
     planName: key.name ?? key.id,
@@ -74,32 +84,37 @@ const dailyDays = 30
 const dailyTimeoutMs = 1000
 
 /**
- * The key's last 30 UTC days from a ledger that keeps them (Postgres), for `daily`: `undefined`
- * without such a ledger, `null` when it does not answer in time (the rest of the answer does not
- * depend on it).
+ * The key's days from a ledger that keeps them (Postgres): the last 30, or back to the 1st of the
+ * month when that is further (this month's spend is summed from them): `undefined` without such
+ * a ledger, `null` when it does not answer in time (the rest of the answer does not depend on it).
  */
-async function readDaily(runtime: GatewayRuntime, keyId: string) {
+async function readDays(runtime: GatewayRuntime, keyId: string, now: number) {
   const read = runtime.ledger?.dailyUsage?.bind(runtime.ledger)
   if (read === undefined) return undefined
+  const dayOfMonth = new Date(now).getUTCDate()
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), dailyTimeoutMs)
   })
   try {
-    const days = await Promise.race([read(keyId, dailyDays), timeout])
-    return days === null
-      ? null
-      : days.map((day) => ({
-          date: day.date,
-          requests: day.requests,
-          input_tokens: day.inputTokens,
-          output_tokens: day.outputTokens,
-          cached_input_tokens: day.cachedInputTokens,
-          total_tokens: day.totalTokens,
-        }))
+    return await Promise.race([read(keyId, Math.max(dailyDays, dayOfMonth)), timeout])
   } catch {
     return null
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** A day of `daily`: its requests and tokens, and what its priced requests cost. */
+function dayJson(day: DailyUsage) {
+  return {
+    date: day.date,
+    requests: day.requests,
+    input_tokens: day.inputTokens,
+    output_tokens: day.outputTokens,
+    cached_input_tokens: day.cachedInputTokens,
+    total_tokens: day.totalTokens,
+    cost_usd: day.costNanoUsd === undefined ? null : nanoToUsd(day.costNanoUsd),
+    unpriced_requests: day.unpricedRequests ?? null,
   }
 }

@@ -1,6 +1,7 @@
 import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import { formatUsd } from '../pricing/price-units'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked
@@ -28,6 +29,9 @@ export function formatRequestLog(event: RequestEvent): string {
   if (event.usage !== undefined) {
     parts.push(`tokens=${event.usage.inputTokens}+${event.usage.outputTokens}`)
   }
+  // What it cost at the answering model's price; `unpriced` when that model has none.
+  if (event.cost === null) parts.push('cost=unpriced')
+  else if (event.cost !== undefined) parts.push(`cost=${formatUsd(event.cost.nanoUsd)}`)
   // Which fields a translated request had changed for its model (the details are on the event).
   if (event.adjustments !== undefined && event.adjustments.length > 0) {
     const fields = [...new Set(event.adjustments.map((item) => item.field))].join(',')

@@ -167,7 +167,7 @@ function loudly(reseed: ReseedFunction, logger: StoreLogger): ReseedFunction {
       if (Date.now() - lastLog >= 10_000) {
         lastLog = Date.now()
         logger.error(
-          `[model-gateway] Cannot read budgets from the usage ledger (${error instanceof Error ? error.message : String(error)}). Keys with token budgets are refused (503) until it answers.`,
+          `[model-gateway] Cannot read budgets from the usage ledger (${error instanceof Error ? error.message : String(error)}). Keys with token or money budgets are refused (503) until it answers.`,
         )
       }
       throw error

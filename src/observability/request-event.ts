@@ -1,6 +1,7 @@
 import type { Adjustment } from '../models/model-target'
 import type { UpstreamAttempt } from './upstream-attempt'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
+import type { UsageCost } from '../pricing/usage-cost'
 
 /**
  * One record per completed request, for logs and metrics. It never holds a full key: only the
@@ -29,6 +30,11 @@ export type RequestEvent = {
   usage?: TokenUsage | undefined
   /** True when `usage` is the gateway's estimate because the upstream reported none. */
   estimated?: boolean | undefined
+  /**
+   * What the request cost at the answering model's price, with that price (see `UsageCost`);
+   * `null` when that model has no price. Absent for a request that was never metered.
+   */
+  cost?: UsageCost | null | undefined
   error?: { code: string; message: string } | undefined
   /**
    * What a translated request had changed so that the upstream model accepts it (an output limit

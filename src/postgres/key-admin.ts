@@ -1,4 +1,5 @@
 import { hashKey } from '../auth/hash-key'
+import type { MoneyBudget } from '../auth/key-store'
 import type { PostgresOptions } from './client'
 import { generateDatabaseKey } from './key-format'
 import {
@@ -36,8 +37,10 @@ export async function createKey(
     try {
       const { rows } = await options.client.query(
         `INSERT INTO ${tables.keys}
-           (id, public_id, secret_hash, name, groups, quota_tokens, limits, expires_at)
-         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::bigint, $7::text::jsonb, $8::timestamptz)
+           (id, public_id, secret_hash, name, groups, quota_tokens, limits, expires_at, budget,
+            price_multiplier)
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::bigint, $7::text::jsonb, $8::timestamptz,
+           $9::text::jsonb, $10::double precision)
          RETURNING ${storedKeyColumns}`,
         [
           valid.id ?? `key_${publicId}`,
@@ -48,6 +51,8 @@ export async function createKey(
           valid.quotaTokens === undefined ? null : String(valid.quotaTokens),
           JSON.stringify(valid.limits ?? {}),
           toTimestamp(valid.expiresAt),
+          budgetJson(valid.budget),
+          valid.priceMultiplier === undefined ? null : String(valid.priceMultiplier),
         ],
       )
       return { key, stored: readStoredKey(rows[0]!) }
@@ -105,8 +110,9 @@ export async function revokeKey(
 }
 
 /**
- * Changes a key's name, groups, quota, limits or expiry. Absent fields stay; `null` clears one
- * (no quota, every group, no expiry); `limits` is merged, a `null` limit removed.
+ * Changes a key's name, groups, quota, limits, money budgets, price multiplier or expiry. Absent
+ * fields stay; `null` clears one (no quota, every group, no budget, no expiry); `limits` is
+ * merged, a `null` limit removed; `budget` replaces the key's budgets whole.
  *
  * @returns the updated key, or `undefined` when no key has this id
  * @throws KeyAdminError for bad input
@@ -135,6 +141,11 @@ export async function updateKey(
     params.push(JSON.stringify(valid.limits))
     sets.push(`limits = jsonb_strip_nulls(limits || $${params.length}::text::jsonb)`)
   }
+  if (valid.budget !== undefined) set('budget', budgetJson(valid.budget), '::text::jsonb')
+  if (valid.priceMultiplier !== undefined) {
+    const multiplier = valid.priceMultiplier
+    set('price_multiplier', multiplier === null ? null : String(multiplier), '::double precision')
+  }
   if (valid.expiresAt !== undefined)
     set('expires_at', toTimestamp(valid.expiresAt), '::timestamptz')
   sets.push('updated_at = now()')
@@ -143,6 +154,14 @@ export async function updateKey(
     params,
   )
   return rows[0] === undefined ? undefined : readStoredKey(rows[0])
+}
+
+/** Budgets as stored: always a list, one per period. */
+function budgetJson(
+  budget: MoneyBudget | readonly MoneyBudget[] | null | undefined,
+): string | null {
+  if (budget === undefined || budget === null) return null
+  return JSON.stringify(Array.isArray(budget) ? budget : [budget])
 }
 
 function toTimestamp(value: Date | string | null | undefined): string | null {

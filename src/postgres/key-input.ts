@@ -1,5 +1,8 @@
 import * as z from 'zod/mini'
 import { checkConfig } from '../config/check-config'
+import { buildSpendSchemas } from '../config/spend-schema'
+
+const spend = buildSpendSchemas()
 
 const count = z.int().check(z.nonnegative())
 const when = z.union([
@@ -36,6 +39,9 @@ export const createKeyInputSchema = z.strictObject({
   groups: z.optional(groupList),
   quotaTokens: z.optional(count),
   limits: z.optional(limitsFor(count)),
+  /** Money budgets: one, or one per period. */
+  budget: z.optional(spend.budgets),
+  priceMultiplier: z.optional(spend.priceMultiplier),
   expiresAt: z.optional(when),
 })
 
@@ -46,6 +52,9 @@ export const updateKeyInputSchema = z.strictObject({
   quotaTokens: z.optional(z.nullable(count)),
   /** Merged into the key's limits; a `null` limit is removed. */
   limits: z.optional(limitsFor(z.nullable(count))),
+  /** Replaces the key's money budgets; `null` removes them. */
+  budget: z.optional(z.nullable(spend.budgets)),
+  priceMultiplier: z.optional(z.nullable(spend.priceMultiplier)),
   expiresAt: z.optional(z.nullable(when)),
 })
 

@@ -2,7 +2,7 @@ import type { DailyUsage } from '../usage/usage-ledger'
 import type { PostgresOptions } from './client'
 import { resolveTables } from './tables'
 
-/** Requests and tokens over a span. */
+/** Requests, tokens and spend over a span. */
 export type UsageTotals = {
   requests: number
   errorRequests: number
@@ -10,34 +10,65 @@ export type UsageTotals = {
   inputTokens: number
   outputTokens: number
   cachedInputTokens: number
+  cacheWriteInputTokens: number
+  cacheWrite1hInputTokens: number
+  reasoningTokens: number
   totalTokens: number
+  /** What the priced requests were charged, nano-USD (10⁻⁹ USD). */
+  costNanoUsd: number
+  /** The same at list price, before any `priceMultiplier`. */
+  listCostNanoUsd: number
+  /** Requests on models without a price (and every request before schema version 3). */
+  unpricedRequests: number
 }
 
-/** A key's usage from the daily rollup: per UTC day and model, the span's totals and lifetime. */
+/**
+ * A key's usage from the daily rollup: per UTC day and model, per model over the span, the span's
+ * totals and the key's lifetime.
+ */
 export type KeyUsageReport = {
   keyId: string
   /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
   since: string
   until: string
   days: Array<{ day: string; model: string } & UsageTotals>
+  models: Array<{ model: string } & UsageTotals>
   totals: UsageTotals
   lifetime: UsageTotals
 }
 
-const sums = `coalesce(sum(requests), 0)::text AS requests,
+/** The sums every report reads from the daily rollup, as text (drivers parse bigint apart). */
+export const usageSums = `coalesce(sum(requests), 0)::text AS requests,
   coalesce(sum(error_requests), 0)::text AS error_requests,
   coalesce(sum(aborted_requests), 0)::text AS aborted_requests,
   coalesce(sum(input_tokens), 0)::text AS input_tokens,
   coalesce(sum(output_tokens), 0)::text AS output_tokens,
   coalesce(sum(cached_input_tokens), 0)::text AS cached_input_tokens,
-  coalesce(sum(total_tokens), 0)::text AS total_tokens`
+  coalesce(sum(cache_write_input_tokens), 0)::text AS cache_write_input_tokens,
+  coalesce(sum(cache_write_1h_input_tokens), 0)::text AS cache_write_1h_input_tokens,
+  coalesce(sum(reasoning_tokens), 0)::text AS reasoning_tokens,
+  coalesce(sum(total_tokens), 0)::text AS total_tokens,
+  coalesce(sum(cost_nano), 0)::text AS cost_nano,
+  coalesce(sum(list_cost_nano), 0)::text AS list_cost_nano,
+  coalesce(sum(unpriced_requests), 0)::text AS unpriced_requests`
 
 const dayMs = 86_400_000
 
+/** A span of UTC days, `YYYY-MM-DD` inclusive: the last 30 days (today included) by default. */
+export function reportSpan(span: { since?: Date; until?: Date; now?: () => number }): {
+  since: string
+  until: string
+} {
+  const now = (span.now ?? Date.now)()
+  const until = utcDay(span.until ?? new Date(now))
+  const since = utcDay(span.since ?? new Date(Date.parse(until) - 29 * dayMs))
+  return { since, until }
+}
+
 /**
- * A key's usage per UTC day and model, from the daily rollup the ledger keeps (so it reads a few
- * rows per day, never the ledger itself). The span defaults to the last 30 days, today included.
- * Rows still queued on running instances (at most their flush interval) are not in it yet.
+ * A key's usage and spend per UTC day and model, from the daily rollup the ledger keeps (so it
+ * reads a few rows per day, never the ledger itself). The span defaults to the last 30 days, today
+ * included. Rows still queued on running instances (at most their flush interval) are not in it.
  */
 export async function keyUsage(
   options: PostgresOptions,
@@ -45,28 +76,33 @@ export async function keyUsage(
   span: { since?: Date; until?: Date; now?: () => number } = {},
 ): Promise<KeyUsageReport> {
   const tables = resolveTables(options)
-  const now = (span.now ?? Date.now)()
-  const until = utcDay(span.until ?? new Date(now))
-  const since = utcDay(span.since ?? new Date(Date.parse(until) - 29 * dayMs))
+  const { since, until } = reportSpan(span)
   const [days, lifetime] = await Promise.all([
     options.client.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${sums} FROM ${tables.daily}
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${usageSums} FROM ${tables.daily}
        WHERE key_id = $1 AND day BETWEEN $2::date AND $3::date
        GROUP BY day, model ORDER BY day, model`,
       [keyId, since, until],
     ),
-    options.client.query(`SELECT ${sums} FROM ${tables.daily} WHERE key_id = $1`, [keyId]),
+    options.client.query(`SELECT ${usageSums} FROM ${tables.daily} WHERE key_id = $1`, [keyId]),
   ])
   const rows = days.rows.map((row) => ({
     day: String(row.day),
     model: String(row.model),
     ...readTotals(row),
   }))
-  const totals = emptyTotals()
-  for (const row of rows) {
-    for (const name of Object.keys(totals) as Array<keyof UsageTotals>) totals[name] += row[name]
+  return {
+    keyId,
+    since,
+    until,
+    days: rows,
+    models: groupTotals(rows, (row) => row.model).map(([model, totals]) => ({
+      model,
+      ...totals,
+    })),
+    totals: sumTotals(rows),
+    lifetime: readTotals(lifetime.rows[0] ?? {}),
   }
-  return { keyId, since, until, days: rows, totals, lifetime: readTotals(lifetime.rows[0] ?? {}) }
 }
 
 /**
@@ -83,7 +119,7 @@ export async function dailyUsage(
   const until = utcDay(new Date(now))
   const since = utcDay(new Date(Date.parse(until) - (Math.max(1, days) - 1) * dayMs))
   const { rows } = await options.client.query(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, ${sums} FROM ${tables.daily}
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, ${usageSums} FROM ${tables.daily}
      WHERE key_id = $1 AND day BETWEEN $2::date AND $3::date
      GROUP BY day ORDER BY day`,
     [keyId, since, until],
@@ -97,11 +133,14 @@ export async function dailyUsage(
       outputTokens: totals.outputTokens,
       cachedInputTokens: totals.cachedInputTokens,
       totalTokens: totals.totalTokens,
+      costNanoUsd: totals.costNanoUsd,
+      unpricedRequests: totals.unpricedRequests,
     }
   })
 }
 
-function readTotals(row: Record<string, unknown>): UsageTotals {
+/** One row of `usageSums` as numbers. */
+export function readTotals(row: Record<string, unknown>): UsageTotals {
   return {
     requests: Number(row.requests ?? 0),
     errorRequests: Number(row.error_requests ?? 0),
@@ -109,12 +148,38 @@ function readTotals(row: Record<string, unknown>): UsageTotals {
     inputTokens: Number(row.input_tokens ?? 0),
     outputTokens: Number(row.output_tokens ?? 0),
     cachedInputTokens: Number(row.cached_input_tokens ?? 0),
+    cacheWriteInputTokens: Number(row.cache_write_input_tokens ?? 0),
+    cacheWrite1hInputTokens: Number(row.cache_write_1h_input_tokens ?? 0),
+    reasoningTokens: Number(row.reasoning_tokens ?? 0),
     totalTokens: Number(row.total_tokens ?? 0),
+    costNanoUsd: Number(row.cost_nano ?? 0),
+    listCostNanoUsd: Number(row.list_cost_nano ?? 0),
+    unpricedRequests: Number(row.unpriced_requests ?? 0),
   }
 }
 
-function emptyTotals(): UsageTotals {
-  return readTotals({})
+/** Totals added up. */
+export function sumTotals(rows: readonly UsageTotals[]): UsageTotals {
+  const totals = readTotals({})
+  for (const row of rows) {
+    for (const name of Object.keys(totals) as Array<keyof UsageTotals>) totals[name] += row[name]
+  }
+  return totals
+}
+
+/** Rows grouped by a key and added up, in the order the keys first appear. */
+export function groupTotals<T extends UsageTotals>(
+  rows: readonly T[],
+  keyOf: (row: T) => string,
+): Array<[string, UsageTotals]> {
+  const groups = new Map<string, T[]>()
+  for (const row of rows) {
+    const key = keyOf(row)
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [row])
+    else group.push(row)
+  }
+  return [...groups].map(([key, group]) => [key, sumTotals(group)])
 }
 
 /** `YYYY-MM-DD` of an instant, in UTC. */

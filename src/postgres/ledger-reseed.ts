@@ -2,18 +2,23 @@ import type { ReseedFunction } from '../usage/budget-seeds'
 import type { PostgresLedger } from './ledger'
 
 /**
- * Budgets from the ledger: what a key used in a budget period, for a meter's `reseed` — the Redis
- * meter's after Redis lost a budget, the memory meter's when the process starts. This instance's
- * queued rows are written first; rows still queued on other instances (at most one flush interval
- * of their traffic) are not counted.
+ * Budgets from the ledger: what a key used in a budget period — tokens for a token budget,
+ * nano-USD charged for a money budget — for a meter's `reseed`: the Redis meter's after Redis lost
+ * a budget, the memory meter's when the process starts. This instance's queued rows are written
+ * first; rows still queued on other instances (at most one flush interval of their traffic) are
+ * not counted.
  *
  * @example
  * const ledger = createPostgresLedger(db)
  * const usageMeter = createMemoryUsageMeter({ reseed: ledgerReseed(ledger) })
  */
-export function ledgerReseed(ledger: Pick<PostgresLedger, 'flush' | 'usedSince'>): ReseedFunction {
+export function ledgerReseed(
+  ledger: Pick<PostgresLedger, 'flush' | 'usedSince' | 'spentSince'>,
+): ReseedFunction {
   return async (keyId, period) => {
     await ledger.flush()
-    return ledger.usedSince(keyId, period.startMs)
+    return period.measure === 'nanoUsd'
+      ? ledger.spentSince(keyId, period.startMs)
+      : ledger.usedSince(keyId, period.startMs)
   }
 }

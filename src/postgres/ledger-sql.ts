@@ -1,4 +1,5 @@
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { ChargedPrice } from '../pricing/usage-cost'
 import type { UsageRecord } from '../usage/usage-meter'
 import { literal } from './migrate'
 import type { Tables } from './tables'
@@ -24,6 +25,14 @@ export type LedgerRow = {
   duration_ms: number
   /** The attempts of a request that made more than one, else null (schema version 2). */
   attempts: StoredAttempt[] | null
+  /** Schema version 3: the token categories apart, the cost and the price it was charged at. */
+  cache_write_input_tokens: number | null
+  cache_write_1h_input_tokens: number | null
+  reasoning_tokens: number | null
+  /** Nano-USD as charged; null for an unpriced model. */
+  cost_nano: number | null
+  list_cost_nano: number | null
+  price: ChargedPrice | null
 }
 
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
@@ -36,6 +45,7 @@ type StoredAttempt = Record<string, string | number>
  */
 export function toLedgerRow(record: UsageRecord): LedgerRow {
   const usage = record.usage
+  const cost = record.cost ?? undefined
   return {
     request_id: storable(record.requestId),
     started_at_ms: whole(record.startedAt) ?? 0,
@@ -59,6 +69,15 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
       record.attempts !== undefined && record.attempts.length > 1
         ? record.attempts.map(storedAttempt)
         : null,
+    cache_write_input_tokens:
+      usage === undefined ? null : (whole(usage.cacheWriteInputTokens) ?? null),
+    cache_write_1h_input_tokens:
+      usage === undefined ? null : (whole(usage.cacheWrite1hInputTokens) ?? null),
+    reasoning_tokens: usage === undefined ? null : (whole(usage.reasoningTokens) ?? null),
+    // A record without a cost (an unpriced model, or a meter that predates prices) is unpriced.
+    cost_nano: cost === undefined ? null : (whole(cost.nanoUsd) ?? null),
+    list_cost_nano: cost === undefined ? null : (whole(cost.listNanoUsd) ?? null),
+    price: cost === undefined ? null : cost.price,
   }
 }
 
@@ -93,7 +112,9 @@ function whole(value: number): number | undefined {
 const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id text,
   provider_id text, model text, upstream_model text, route text, stream boolean, outcome text,
   status smallint, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
-  total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb`
+  total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb,
+  cache_write_input_tokens bigint, cache_write_1h_input_tokens bigint, reasoning_tokens bigint,
+  cost_nano bigint, list_cost_nano bigint, price jsonb`
 
 /**
  * One statement that inserts a batch (a JSON array in `$1`) and adds exactly the rows it inserted
@@ -108,22 +129,32 @@ export function insertBatchSql(tables: Tables): string {
 ), inserted AS (
   INSERT INTO ${tables.ledger} (request_id, started_at, key_id, group_id, provider_id, model,
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
-    cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts)
+    cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts,
+    cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
+    list_cost_nano, price)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
     output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
-    timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts
+    timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts,
+    cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
+    list_cost_nano, price
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
   RETURNING key_id, ended_at, model, outcome, input_tokens, output_tokens, cached_input_tokens,
-    total_tokens
+    total_tokens, cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens,
+    cost_nano, list_cost_nano
 ), rolled AS (
   INSERT INTO ${tables.daily} AS daily (key_id, day, model, requests, error_requests,
-    aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens)
+    aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens,
+    cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
+    list_cost_nano, unpriced_requests)
   SELECT key_id, (ended_at AT TIME ZONE 'UTC')::date, model, count(*),
     count(*) FILTER (WHERE outcome = 'error'), count(*) FILTER (WHERE outcome = 'aborted'),
     coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
-    coalesce(sum(cached_input_tokens), 0), coalesce(sum(total_tokens), 0)
+    coalesce(sum(cached_input_tokens), 0), coalesce(sum(total_tokens), 0),
+    coalesce(sum(cache_write_input_tokens), 0), coalesce(sum(cache_write_1h_input_tokens), 0),
+    coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost_nano), 0),
+    coalesce(sum(list_cost_nano), 0), count(*) FILTER (WHERE cost_nano IS NULL)
   FROM inserted
   GROUP BY 1, 2, 3
   ORDER BY 1, 2, 3
@@ -135,6 +166,13 @@ export function insertBatchSql(tables: Tables): string {
     output_tokens = daily.output_tokens + excluded.output_tokens,
     cached_input_tokens = daily.cached_input_tokens + excluded.cached_input_tokens,
     total_tokens = daily.total_tokens + excluded.total_tokens,
+    cache_write_input_tokens = daily.cache_write_input_tokens + excluded.cache_write_input_tokens,
+    cache_write_1h_input_tokens =
+      daily.cache_write_1h_input_tokens + excluded.cache_write_1h_input_tokens,
+    reasoning_tokens = daily.reasoning_tokens + excluded.reasoning_tokens,
+    cost_nano = daily.cost_nano + excluded.cost_nano,
+    list_cost_nano = daily.list_cost_nano + excluded.list_cost_nano,
+    unpriced_requests = daily.unpriced_requests + excluded.unpriced_requests,
     updated_at = now()
   RETURNING 1
 )

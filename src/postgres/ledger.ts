@@ -60,6 +60,12 @@ export type PostgresLedger = UsageLedger & {
    * `flushIntervalMs` of its traffic) are not counted yet.
    */
   usedSince(keyId: string, sinceMs: number): Promise<number>
+  /**
+   * What a key's priced requests that ended at or after `sinceMs` were charged, in nano-USD, by
+   * the same rows: what money budgets re-seed from. Unpriced requests (and rows from before
+   * prices, schema version 3) add nothing.
+   */
+  spentSince(keyId: string, sinceMs: number): Promise<number>
   /** A key's totals per UTC day from the daily rollup (`GET /v1/usage`'s `daily`). */
   dailyUsage(keyId: string, days: number): Promise<DailyUsage[]>
 }
@@ -255,26 +261,37 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
     },
     stats: () => ({ queued: queue.length, ...stats }),
     dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
-    async usedSince(keyId, sinceMs) {
-      const dayStart = Math.floor(sinceMs / dayMs) * dayMs
-      const wholeFrom = dayStart === sinceMs ? dayStart : dayStart + dayMs
-      const { rows } = await options.client.query(
-        `SELECT (
-           coalesce((SELECT sum(total_tokens) FROM ${tables.daily}
-                     WHERE key_id = $1 AND day >= $2::date), 0)
-         + coalesce((SELECT sum(total_tokens) FROM ${tables.ledger}
-                     WHERE key_id = $1 AND ended_at >= $3::timestamptz
-                       AND ended_at < $4::timestamptz), 0)
-         )::text AS used`,
-        [
-          keyId,
-          new Date(wholeFrom).toISOString().slice(0, 10),
-          new Date(sinceMs).toISOString(),
-          new Date(wholeFrom).toISOString(),
-        ],
-      )
-      return Number(rows[0]?.used ?? 0)
-    },
+    usedSince: (keyId, sinceMs) => sumSince('total_tokens', keyId, sinceMs),
+    spentSince: (keyId, sinceMs) => sumSince('cost_nano', keyId, sinceMs),
+  }
+
+  /**
+   * A column of a key's rows that ended at or after `sinceMs`: the daily rollup for whole UTC days
+   * and the ledger for the part of a day before them.
+   */
+  async function sumSince(
+    column: 'total_tokens' | 'cost_nano',
+    keyId: string,
+    sinceMs: number,
+  ): Promise<number> {
+    const dayStart = Math.floor(sinceMs / dayMs) * dayMs
+    const wholeFrom = dayStart === sinceMs ? dayStart : dayStart + dayMs
+    const { rows } = await options.client.query(
+      `SELECT (
+         coalesce((SELECT sum(${column}) FROM ${tables.daily}
+                   WHERE key_id = $1 AND day >= $2::date), 0)
+       + coalesce((SELECT sum(${column}) FROM ${tables.ledger}
+                   WHERE key_id = $1 AND ended_at >= $3::timestamptz
+                     AND ended_at < $4::timestamptz), 0)
+       )::text AS used`,
+      [
+        keyId,
+        new Date(wholeFrom).toISOString().slice(0, 10),
+        new Date(sinceMs).toISOString(),
+        new Date(wholeFrom).toISOString(),
+      ],
+    )
+    return Number(rows[0]?.used ?? 0)
   }
 }
 

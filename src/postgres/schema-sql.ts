@@ -21,6 +21,14 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  * - `usage_ledger.attempts` (version 2): the upstream attempts of a request that made more than
  *   one (failover, a fallback), as a JSON array in order; null when the row's own `group_id`,
  *   `provider_id` and `status` already tell the one attempt (or a request that made none).
+ * - Money (version 3): each ledger row's token categories apart (5-minute and 1-hour cache
+ *   writes, reasoning), its cost in nano-USD as charged (`cost_nano`) and at list price
+ *   (`list_cost_nano`), and the price it was charged at (`price`, JSON), so that a later price
+ *   change never rewrites it; `cost_nano` is null for a request on an unpriced model — and for
+ *   every row written before version 3, which nobody priced: unpriced, never free. The daily
+ *   rollup gains the same sums and `unpriced_requests` (every request of a day rolled up before
+ *   version 3 counts as unpriced: its rows are upgraded in place). Keys gain `budget` (money
+ *   budgets, JSON) and `price_multiplier`.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -99,6 +107,30 @@ CREATE TABLE ${t.daily} (
     name: 'upstream attempts of a request that made more than one',
     // Nullable and without a default: adding it rewrites no row, however large the ledger.
     sql: (t) => `ALTER TABLE ${t.ledger} ADD COLUMN attempts jsonb;`,
+  },
+  {
+    version: 3,
+    name: 'token categories, cost and price of each request; key budgets in money',
+    // The ledger's new columns are nullable without a default: no row is rewritten, however large
+    // the ledger; its old rows read as unpriced. The rollup is small: its rows are upgraded.
+    sql: (t) => `ALTER TABLE ${t.ledger}
+  ADD COLUMN cache_write_input_tokens bigint,
+  ADD COLUMN cache_write_1h_input_tokens bigint,
+  ADD COLUMN reasoning_tokens bigint,
+  ADD COLUMN cost_nano bigint,
+  ADD COLUMN list_cost_nano bigint,
+  ADD COLUMN price jsonb;
+ALTER TABLE ${t.daily}
+  ADD COLUMN cache_write_input_tokens bigint NOT NULL DEFAULT 0,
+  ADD COLUMN cache_write_1h_input_tokens bigint NOT NULL DEFAULT 0,
+  ADD COLUMN reasoning_tokens bigint NOT NULL DEFAULT 0,
+  ADD COLUMN cost_nano bigint NOT NULL DEFAULT 0,
+  ADD COLUMN list_cost_nano bigint NOT NULL DEFAULT 0,
+  ADD COLUMN unpriced_requests bigint NOT NULL DEFAULT 0;
+UPDATE ${t.daily} SET unpriced_requests = requests;
+ALTER TABLE ${t.keys}
+  ADD COLUMN budget jsonb,
+  ADD COLUMN price_multiplier double precision CHECK (price_multiplier > 0);`,
   },
 ]
 

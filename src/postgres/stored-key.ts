@@ -1,4 +1,4 @@
-import type { KeyLimits, KeyRecord } from '../auth/key-store'
+import type { KeyLimits, KeyRecord, MoneyBudget } from '../auth/key-store'
 import { isJsonObject, parseJson } from '../internal/json'
 import { displayKey } from './key-format'
 
@@ -15,6 +15,10 @@ export type StoredKey = {
   /** The lifetime token allowance; `undefined` means unlimited. */
   quotaTokens: number | undefined
   limits: KeyLimits
+  /** Money budgets, one per period; empty when the key has none. */
+  budget: MoneyBudget[]
+  /** × the price of every request; `undefined` is 1. */
+  priceMultiplier: number | undefined
   expiresAt: Date | undefined
   /** Set once the key is revoked; a revoked key is refused with 401. */
   revokedAt: Date | undefined
@@ -28,6 +32,7 @@ export type StoredKey = {
  */
 export const storedKeyColumns = `id, public_id, name,
   groups::text AS groups, quota_tokens::text AS quota_tokens, limits::text AS limits,
+  budget::text AS budget, price_multiplier::text AS price_multiplier,
   ${epochMs('expires_at')} AS expires_ms, ${epochMs('revoked_at')} AS revoked_ms,
   ${epochMs('created_at')} AS created_ms, ${epochMs('updated_at')} AS updated_ms`
 
@@ -47,6 +52,8 @@ export function readStoredKey(row: Record<string, unknown>): StoredKey {
     groups: Array.isArray(groups) ? groups.map(String) : undefined,
     quotaTokens: readNumber(row.quota_tokens),
     limits: readLimits(readJson(row.limits)),
+    budget: readBudget(readJson(row.budget)),
+    priceMultiplier: readNumber(row.price_multiplier),
     expiresAt: readDate(row.expires_ms),
     revokedAt: readDate(row.revoked_ms),
     createdAt: readDate(row.created_ms) ?? new Date(0),
@@ -62,6 +69,8 @@ export function toKeyRecord(key: StoredKey): KeyRecord {
     groups: key.groups,
     quota: key.quotaTokens === undefined ? undefined : { tokens: key.quotaTokens },
     limits: Object.keys(key.limits).length === 0 ? undefined : key.limits,
+    budget: key.budget.length === 0 ? undefined : key.budget,
+    priceMultiplier: key.priceMultiplier,
     disabled: key.revokedAt !== undefined,
     expiresAt: key.expiresAt,
   }
@@ -87,6 +96,27 @@ function readLimits(value: unknown): KeyLimits {
     if (typeof limit === 'number' && Number.isFinite(limit)) limits[name] = limit
   }
   return limits
+}
+
+const periods = new Set(['day', 'month', 'lifetime'])
+
+/** The budgets a row holds: well-formed entries only, so a hand-edited row cannot crash a lookup. */
+function readBudget(value: unknown): MoneyBudget[] {
+  if (!Array.isArray(value)) return []
+  const budgets: MoneyBudget[] = []
+  for (const entry of value) {
+    if (!isJsonObject(entry)) continue
+    const { usd, per, alertAt } = entry
+    if (typeof usd !== 'number' || !(usd >= 0) || typeof per !== 'string' || !periods.has(per)) {
+      continue
+    }
+    budgets.push({
+      usd,
+      per: per as MoneyBudget['per'],
+      ...(typeof alertAt === 'number' && alertAt > 0 && alertAt <= 1 ? { alertAt } : {}),
+    })
+  }
+  return budgets
 }
 
 function readJson(value: unknown): unknown {

@@ -3,9 +3,9 @@ import type { LimitPlan } from '../usage/key-limits'
 /** What the Redis meter does while Redis cannot be reached. */
 export type StoreFailurePolicy = {
   /**
-   * Token budgets (`tokensPerDay`, `tokensPerMonth`, `quota.tokens`): `closed` (default) refuses
-   * requests of keys that have one with a 503; `open` admits them unchecked. Either way the
-   * gateway logs the change loudly.
+   * Token budgets (`tokensPerDay`, `tokensPerMonth`, `quota.tokens`) and money budgets
+   * (`keys[].budget`): `closed` (default) refuses requests of keys that have one with a 503;
+   * `open` admits them unchecked. Either way the gateway logs the change loudly.
    */
   budgets?: 'closed' | 'open' | undefined
   /**
@@ -50,6 +50,7 @@ export function localShare(plan: LimitPlan, policy: ResolvedFailurePolicy): Limi
     windows: plan.windows.map(({ name, limit }) => ({ name, limit: share(limit) })),
     concurrency: plan.concurrency === undefined ? undefined : share(plan.concurrency),
     budgets: [],
+    money: [],
   }
 }
 
@@ -57,8 +58,8 @@ export function localShare(plan: LimitPlan, policy: ResolvedFailurePolicy): Limi
 export function describeFailurePolicy(policy: ResolvedFailurePolicy): string {
   const budgets =
     policy.budgets === 'closed'
-      ? 'Keys with token budgets are refused (503)'
-      : 'Token budgets are NOT enforced (onFailure.budgets: "open")'
+      ? 'Keys with token or money budgets are refused (503)'
+      : 'Token and money budgets are NOT enforced (onFailure.budgets: "open")'
   const windows =
     policy.windows === 'local'
       ? `per-minute windows and concurrency are enforced by each instance alone at 1/${policy.expectedInstances} of each limit (onFailure.expectedInstances)`

@@ -2,7 +2,6 @@ import { GatewayError } from '../errors'
 import {
   budgetPeriod,
   planLimits,
-  type BudgetPeriodKind,
   type KeyLimitSettings,
   type LimitPlan,
 } from '../usage/key-limits'
@@ -30,10 +29,12 @@ import { createStoreHealth, type StoreLogger } from './store-health'
 import {
   budgetKindIndex,
   parseRefusals,
+  parseCrossings,
   parseSeedKinds,
   parseStatus,
   replyIntegers,
   scriptArgs,
+  type ScriptBudgetKind,
   type ScriptContext,
 } from './usage-replies'
 import { usageKeys } from './usage-keys'
@@ -150,13 +151,16 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     return { plan, estimate, context: contextOf(plan, reservation.id, estimate) }
   }
 
-  /** Asks `reseed` what a key used in a period, bounded by its timeout. */
-  const usedInPeriod = async (keyId: string, kind: BudgetPeriodKind, startMs: number) => {
+  /** Asks `reseed` what a key used in a period (tokens or nano-USD), bounded by its timeout. */
+  const usedInPeriod = async (keyId: string, budget: ScriptBudgetKind, startMs: number) => {
     const reseed = options.reseed
     if (reseed === undefined) throw new Error('The Redis usage script asked for a seed.')
     if (!seedHealth.shouldTry()) throw new ReseedError('the re-seed source is not answering')
     try {
-      const used = await withTimeout(reseed(keyId, { kind, startMs }), reseedTimeoutMs)
+      const used = await withTimeout(
+        reseed(keyId, { kind: budget.kind, startMs, measure: budget.measure }),
+        reseedTimeoutMs,
+      )
       seedHealth.succeeded()
       return Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
     } catch (error) {
@@ -177,9 +181,9 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     waited: Set<SeedEntry>,
   ) =>
     Promise.all(
-      parseSeedKinds(reply).map((kind) => {
-        const period = budgetPeriod(kind, reply[1]!)
-        const slot = `${keyId}\u0000${kind}\u0000${period.id}`
+      parseSeedKinds(reply).map((budget) => {
+        const period = budgetPeriod(budget.kind, reply[1]!)
+        const slot = `${keyId}\u0000${budget.measure}\u0000${budget.kind}\u0000${period.id}`
         const recent = seeding.get(slot)
         if (recent !== undefined && !waited.has(recent) && now() - recent.at < 5000) {
           waited.add(recent)
@@ -188,8 +192,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         if (seeding.size > 1000) {
           for (const [old, entry] of seeding) if (now() - entry.at >= 5000) seeding.delete(old)
         }
-        const done = usedInPeriod(keyId, kind, period.startMs).then(async (tokens) => {
-          await run(usageScripts.seed, keyId, context, budgetKindIndex(kind), period.id, tokens)
+        const done = usedInPeriod(keyId, budget, period.startMs).then(async (used) => {
+          await run(usageScripts.seed, keyId, context, budgetKindIndex(budget), period.id, used)
         })
         // A failed seed is forgotten at once, so the next request tries again.
         done.catch(() => seeding.delete(slot))
@@ -217,7 +221,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     estimate: TokenEstimate,
     reservation: Reservation,
   ): ReserveResult => {
-    if (plan.budgets.length > 0 && policy.budgets === 'closed') return unavailable
+    const hasBudgets = plan.budgets.length > 0 || plan.money.length > 0
+    if (hasBudgets && policy.budgets === 'closed') return unavailable
     const hasWindows = plan.windows.length > 0 || plan.concurrency !== undefined
     if (hasWindows && policy.windows === 'closed') return unavailable
     const check = local.reserve(reservation.id, keyId, localShare(plan, policy), estimate)
@@ -232,12 +237,14 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     keyId: string,
     context: ScriptContext,
     ...extra: (string | number)[]
-  ) => {
+  ): Promise<number[] | undefined> => {
     try {
-      await run(script, keyId, context, ...extra)
+      const reply = await run(script, keyId, context, ...extra)
       health.succeeded()
+      return reply
     } catch (error) {
       health.failed(error)
+      return undefined
     }
   }
 
@@ -246,6 +253,7 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       const settings: KeyLimitSettings = {
         limits: request.limits,
         quotaTokens: request.quotaTokens,
+        ...(request.budgets === undefined ? {} : { budgets: request.budgets }),
       }
       const plan = planLimits(settings)
       const estimate = estimateOf(request)
@@ -289,14 +297,27 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
           record.usage,
         )
         // Redis never held it: count it there as a settle that held nothing.
-        context.estimate = { inputTokens: 0, outputTokens: 0 }
+        context.estimate = { inputTokens: 0, outputTokens: 0, costNano: 0 }
       }
       const usage = record.usage
       const extra =
         usage === undefined
           ? noUsage
           : [1, usage.inputTokens, usage.outputTokens, usage.cachedInputTokens, usage.totalTokens]
-      await runQuietly(usageScripts.settle, reservation.keyId, context, ...extra)
+      // A record without a price (`null`) counts as unpriced; one from before prices existed
+      // (`undefined`) as priced at nothing.
+      const cost = record.cost === null || record.cost === undefined ? 0 : record.cost.nanoUsd
+      const reply = await runQuietly(
+        usageScripts.settle,
+        reservation.keyId,
+        context,
+        ...extra,
+        cost,
+        record.cost === null ? 0 : 1,
+      )
+      if (reply === undefined || reply.length <= 2 || plan.money.length === 0) return undefined
+      const alerts = parseCrossings(reply, plan)
+      return alerts.length === 0 ? undefined : { alerts }
     },
 
     async release(reservation) {
@@ -336,8 +357,16 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         )
       }
       const status = parseStatus(reply, 1, plan)
-      const [requests, inputTokens, outputTokens, cachedInputTokens, totalTokens, reserved] =
-        reply.slice(status.next)
+      const [
+        requests,
+        inputTokens,
+        outputTokens,
+        cachedInputTokens,
+        totalTokens,
+        reserved,
+        costNanoUsd,
+        unpricedRequests,
+      ] = reply.slice(status.next)
       return {
         requests: requests ?? 0,
         inputTokens: inputTokens ?? 0,
@@ -345,6 +374,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         cachedInputTokens: cachedInputTokens ?? 0,
         totalTokens: totalTokens ?? 0,
         reservedTokens: reserved ?? 0,
+        costNanoUsd: costNanoUsd ?? 0,
+        unpricedRequests: unpricedRequests ?? 0,
         ...(settings === undefined ? {} : { limits: status.states }),
       }
     },

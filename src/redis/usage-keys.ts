@@ -7,7 +7,9 @@
 export const usageLayoutVersion = 'usage:v1'
 
 /**
- * The ten keys of the usage scripts, in the order `src/redis/lua/usage-prelude.ts` documents.
+ * The thirteen keys of the usage scripts, in the order `src/redis/lua/usage-prelude.ts` documents.
+ * Keys 11–13 (money budgets) came after the rest, so that an older instance in a rolling deploy,
+ * which passes ten, still finds its own keys where they were.
  * Braces and `%` in the key id are percent-encoded, so an id can never end the hash tag early.
  */
 export function usageKeys(prefix: string, keyId: string): string[] {
@@ -24,5 +26,8 @@ export function usageKeys(prefix: string, keyId: string): string[] {
     `${base}:b:month`,
     `${base}:b:life`,
     `${base}:totals`,
+    `${base}:m:day`,
+    `${base}:m:month`,
+    `${base}:m:life`,
   ]
 }

@@ -1,22 +1,38 @@
+import type { BudgetMeasure } from '../usage/budget-seeds'
 import {
   budgetPeriod,
   budgetPeriodKinds,
+  moneyPeriodKinds,
+  periodKindOf,
+  type AnyBudgetName,
   type BudgetPeriodKind,
   type LimitName,
   type LimitPlan,
   type WindowLimitName,
 } from '../usage/key-limits'
-import type { LimitRefusal, LimitState, TokenEstimate } from '../usage/usage-meter'
+import type { BudgetCrossing, LimitRefusal, LimitState, TokenEstimate } from '../usage/usage-meter'
 
-/** The limit each index of a script reply stands for (1-based in Lua). */
-const limitAt: readonly LimitName[] = [
-  'requestsPerMinute',
-  'inputTokensPerMinute',
-  'outputTokensPerMinute',
-  'concurrency',
-  'tokensPerDay',
-  'tokensPerMonth',
-  'quota',
+/**
+ * The limit each refusal index of a reserve reply stands for (1-based in Lua), and whether it is
+ * a budget refused because requests in flight hold what is left.
+ */
+const refusalAt: readonly { name: LimitName; inFlight?: true }[] = [
+  { name: 'requestsPerMinute' },
+  { name: 'inputTokensPerMinute' },
+  { name: 'outputTokensPerMinute' },
+  { name: 'concurrency' },
+  { name: 'tokensPerDay' },
+  { name: 'tokensPerMonth' },
+  { name: 'quota' },
+  { name: 'tokensPerDay', inFlight: true },
+  { name: 'tokensPerMonth', inFlight: true },
+  { name: 'quota', inFlight: true },
+  { name: 'usdPerDay' },
+  { name: 'usdPerMonth' },
+  { name: 'usdLifetime' },
+  { name: 'usdPerDay', inFlight: true },
+  { name: 'usdPerMonth', inFlight: true },
+  { name: 'usdLifetime', inFlight: true },
 ]
 const windowSlot: Record<WindowLimitName, number> = {
   requestsPerMinute: 0,
@@ -35,7 +51,7 @@ export type ScriptContext = {
   estimate: TokenEstimate
 }
 
-/** ARGV 1–13 of every usage script (`src/redis/lua/usage-prelude.ts`). */
+/** ARGV 1–20 of every usage script (`src/redis/lua/usage-prelude.ts`). */
 export function scriptArgs(context: ScriptContext, ...extra: (string | number)[]): string[] {
   const { plan } = context
   const windows = [0, 0, 0]
@@ -43,6 +59,13 @@ export function scriptArgs(context: ScriptContext, ...extra: (string | number)[]
   const budgets = [-1, -1, -1]
   for (const { name, limit } of plan.budgets) {
     budgets[budgetKinds.indexOf(budgetPeriodKinds[name])] = limit
+  }
+  const money = [-1, -1, -1]
+  const alerts = [-1, -1, -1]
+  for (const { name, limit, alertAt } of plan.money) {
+    const slot = budgetKinds.indexOf(moneyPeriodKinds[name])
+    money[slot] = limit
+    if (alertAt !== undefined) alerts[slot] = alertAt
   }
   return [
     ...windows,
@@ -54,6 +77,9 @@ export function scriptArgs(context: ScriptContext, ...extra: (string | number)[]
     context.reservationId,
     Math.max(0, Math.ceil(context.estimate.inputTokens)),
     Math.max(0, Math.ceil(context.estimate.outputTokens)),
+    ...money,
+    Math.max(0, Math.ceil(context.estimate.costNano ?? 0)),
+    ...alerts,
     ...extra,
   ].map(String)
 }
@@ -87,12 +113,10 @@ export function parseStatus(reply: readonly number[], offset: number, plan: Limi
   if (plan.concurrency !== undefined) {
     states.push({ name: 'concurrency', limit: plan.concurrency, remaining: at(6) })
   }
-  for (const { name, limit } of plan.budgets) {
-    const kind = budgetPeriodKinds[name]
-    const slot = 7 + budgetKinds.indexOf(kind) * 2
+  const budgetState = (name: AnyBudgetName, limit: number, slot: number) => {
     const used = Math.max(0, at(slot))
     const reserved = Math.max(0, at(slot + 1))
-    const end = budgetPeriod(kind, now).endMs
+    const end = budgetPeriod(periodKindOf(name), now).endMs
     states.push({
       name,
       limit,
@@ -102,38 +126,69 @@ export function parseStatus(reply: readonly number[], offset: number, plan: Limi
       reserved,
     })
   }
-  return { now, states, next: offset + 14 }
+  for (const { name, limit } of plan.budgets) {
+    budgetState(name, limit, 7 + budgetKinds.indexOf(budgetPeriodKinds[name]) * 2)
+  }
+  for (const { name, limit } of plan.money) {
+    budgetState(name, limit, 13 + budgetKinds.indexOf(moneyPeriodKinds[name]) * 2)
+  }
+  return { now, states, next: offset + 20 }
 }
 
 /**
- * The refusals of a refused reserve: pairs of (limit index, wait ms, -1 = never) after the clock.
- * Indices 8–10 are the budgets of 5–7 refused because requests in flight hold what is left.
+ * The refusals of a refused reserve: pairs of (limit index, wait ms, -1 = never) after the clock
+ * (`refusalAt` says what each index is).
  */
 export function parseRefusals(reply: readonly number[], plan: LimitPlan): LimitRefusal[] {
   const refusals: LimitRefusal[] = []
   for (let index = 2; index + 1 < reply.length; index += 2) {
-    const slot = reply[index]!
-    const inFlight = slot > limitAt.length
-    const name = limitAt[(inFlight ? slot - 3 : slot) - 1]!
+    const slot = refusalAt[reply[index]! - 1]
+    if (slot === undefined) throw new Error(`Unknown limit ${reply[index]} in a reserve reply.`)
     const wait = reply[index + 1]!
     refusals.push({
-      name,
-      limit: limitOf(plan, name),
+      name: slot.name,
+      limit: limitOf(plan, slot.name),
       retryAfterMs: wait < 0 ? undefined : wait,
-      ...(inFlight ? { inFlight } : {}),
+      ...(slot.inFlight ? { inFlight: true } : {}),
     })
   }
   return refusals
 }
 
+/** A budget kind of the scripts (1–6): its period and what it counts. */
+export type ScriptBudgetKind = { kind: BudgetPeriodKind; measure: BudgetMeasure }
+
 /** The budget kinds a `{2, now, kind…}` reply asks to seed. */
-export function parseSeedKinds(reply: readonly number[]): BudgetPeriodKind[] {
-  return reply.slice(2).map((kind) => budgetKinds[kind - 1]!)
+export function parseSeedKinds(reply: readonly number[]): ScriptBudgetKind[] {
+  return reply.slice(2).map((index) => ({
+    kind: budgetKinds[(index - 1) % 3]!,
+    measure: index > 3 ? 'nanoUsd' : 'tokens',
+  }))
 }
 
-/** The Lua index (1–3) of a budget kind. */
-export function budgetKindIndex(kind: BudgetPeriodKind): number {
-  return budgetKinds.indexOf(kind) + 1
+/** The Lua index (1–6) of a budget kind. */
+export function budgetKindIndex(budget: ScriptBudgetKind): number {
+  return budgetKinds.indexOf(budget.kind) + 1 + (budget.measure === 'nanoUsd' ? 3 : 0)
+}
+
+/** The money budgets a settle reply (`{1, now, kind, spent, …}`) says crossed their alert threshold. */
+export function parseCrossings(reply: readonly number[], plan: LimitPlan): BudgetCrossing[] {
+  const now = reply[1]!
+  const crossings: BudgetCrossing[] = []
+  for (let index = 2; index + 1 < reply.length; index += 2) {
+    const kind = budgetKinds[reply[index]! - 4]
+    const budget = plan.money.find((item) => moneyPeriodKinds[item.name] === kind)
+    if (kind === undefined || budget === undefined || budget.alertAt === undefined) continue
+    const end = budgetPeriod(kind, now).endMs
+    crossings.push({
+      per: kind,
+      limitNanoUsd: budget.limit,
+      alertAtNanoUsd: budget.alertAt,
+      spentNanoUsd: reply[index + 1]!,
+      resetInMs: end === undefined ? undefined : end - now,
+    })
+  }
+  return crossings
 }
 
 function limitOf(plan: LimitPlan, name: LimitName): number {
@@ -141,6 +196,7 @@ function limitOf(plan: LimitPlan, name: LimitName): number {
   return (
     plan.windows.find((entry) => entry.name === name)?.limit ??
     plan.budgets.find((entry) => entry.name === name)?.limit ??
+    plan.money.find((entry) => entry.name === name)?.limit ??
     0
   )
 }

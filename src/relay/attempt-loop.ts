@@ -26,6 +26,13 @@ import {
   type MeteredRequest,
 } from '../usage/metered-request'
 import type { TokenEstimate } from '../usage/usage-meter'
+import {
+  refusesUnpriced,
+  routeCostEstimate,
+  routePricing,
+  unpricedModelError,
+  type RoutePricing,
+} from '../pricing/route-price'
 import { attemptCall } from './attempt-call'
 import { fallbackRoutes } from './fallback-plan'
 import type { CallPlan, PlanCall } from './relay-call'
@@ -48,9 +55,10 @@ type LoopState = {
   fallbacks: readonly Route[] | undefined
   admission: Admission | undefined
   metered: MeteredRequest | undefined
-  /** The usage record's details, and the estimate it settles with: the answering route's. */
+  /** The usage record's details, the estimate it settles with and its price: the answering route's. */
   details: MeteredDetails
   estimate: TokenEstimate
+  pricing: RoutePricing
   /**
    * Whether the last attempt went upstream and may have cost something: true while it is out,
    * and when the client left during it; false once it failed, since an upstream that refused or
@@ -107,6 +115,7 @@ export async function runAttempts(
       attempts,
     },
     estimate: { ...routed.estimate },
+    pricing: routePricing(runtime, routed.route, key),
     sent: false,
     failure: undefined,
     unavailable: undefined,
@@ -252,26 +261,36 @@ async function planAttempt(
   return plan
 }
 
-/** Admits the request once, for the most any of its routes may use, and starts its metering. */
+/**
+ * Admits the request once, for the most any of its routes may use — tokens and money apart, each
+ * at its most — and starts its metering. A key with a money budget is refused a model that has no
+ * price, unless the config allows unpriced models.
+ */
 async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void> {
   const { runtime, scope, key } = state
+  if (refusesUnpriced(runtime, routed.route, key)) throw unpricedModelError(routed.route)
   const fallbacks = routed.route.model.fallbacks
   let reserve = { estimatedTokens: routed.estimatedTokens, estimate: routed.estimate }
+  let costNano = routeCostEstimate(runtime, routed.route, key, routed.estimate)
   if (fallbacks !== undefined && fallbacks.length > 0) {
-    // A fallback model may be allowed a longer output than the call's own: hold the most.
+    // A fallback model may be allowed a longer output, or cost more, than the call's own: hold
+    // the most.
     state.fallbacks = await fallbackRoutes(runtime, key, routed.route)
     for (const route of state.fallbacks) {
       const other = rerouteCall(runtime, routed, route)
       if (other.estimatedTokens > reserve.estimatedTokens) reserve = other
+      costNano = Math.max(costNano, routeCostEstimate(runtime, route, key, other.estimate))
     }
   }
-  state.admission = await admit(runtime, scope, key, reserve)
+  const estimate = costNano > 0 ? { ...reserve.estimate, costNano } : reserve.estimate
+  state.admission = await admit(runtime, scope, key, { ...reserve, estimate })
   state.metered = startMeteredRequest(
     runtime,
     scope,
     state.admission.reservation,
     state.details,
     state.estimate,
+    state.pricing,
   )
 }
 
@@ -318,6 +337,10 @@ function startRecord(state: LoopState, routed: RoutedCall, selection: Selection)
   details.upstreamModel = routed.route.model.upstreamModel
   state.estimate.inputTokens = routed.estimate.inputTokens
   state.estimate.outputTokens = routed.estimate.outputTokens
+  // An answer is charged at the price of the model that gave it (a fallback's, when one answers).
+  const pricing = routePricing(state.runtime, routed.route, state.key)
+  state.pricing.price = pricing.price
+  state.pricing.multiplier = pricing.multiplier
   scope.event.group = group
   scope.event.provider = upstream
   scope.event.upstreamModel = details.upstreamModel

@@ -2,6 +2,7 @@ import type { KeyRecord } from '../auth/key-store'
 import type { GatewayRuntime } from '../gateway-runtime'
 import type { Group } from '../routing/group-registry'
 import { keyMayUseGroup, type Route } from '../routing/resolve-route'
+import { refusesUnpriced } from '../pricing/route-price'
 
 const none: readonly Route[] = []
 
@@ -9,7 +10,8 @@ const none: readonly Route[] = []
  * The routes a call falls back to when its own group is exhausted: its model entry's `fallbacks`
  * (`<group>/<model>` call names), in order, each resolved to its group and model entry. A fallback
  * the key may not use is skipped, as is one that names no known model (possible only with a custom
- * group registry: a config's fallbacks are checked when it is loaded), or the route itself.
+ * group registry: a config's fallbacks are checked when it is loaded), the route itself, and, for
+ * a key with a money budget, one whose model has no price (unless unpriced models are allowed).
  * Fallbacks are not followed further: a fallback's own `fallbacks` are not tried.
  */
 export async function fallbackRoutes(
@@ -29,7 +31,9 @@ export async function fallbackRoutes(
     const modelName = name.slice(slash + 1)
     const model = group.models.find((entry) => entry.name === modelName)
     if (model === undefined || (group === route.group && model === route.model)) continue
-    routes.push({ group, model })
+    const fallback = { group, model }
+    if (refusesUnpriced(runtime, fallback, key)) continue
+    routes.push(fallback)
   }
   return routes
 }

@@ -1,7 +1,8 @@
 import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { LimitName } from './key-limits'
+import { formatUsd } from '../pricing/price-units'
+import { moneyBudgetsOf, type LimitName } from './key-limits'
 import { rateLimitHeaders } from './rate-limit-headers'
 import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from './usage-meter'
 import type { GatewayAnswer } from '../http/gateway-answer'
@@ -12,8 +13,9 @@ export type Admission = { reservation: Reservation; limits: readonly LimitState[
 /**
  * Asks the meter to admit a request before any upstream call: every limit of the key in one
  * atomic step. A refusal never costs an upstream call:
- * - a spent budget is 429 `insufficient_quota`, with `x-should-retry: false` (the SDKs then do not
- *   retry) and, for a day or month budget, `retry-after` until the period ends;
+ * - a spent token budget is 429 `insufficient_quota`, a spent money budget 429 `budget_exceeded`,
+ *   with `x-should-retry: false` (the SDKs then do not retry) and, for a day or month budget,
+ *   `retry-after` until the period ends;
  * - a window, the concurrency limit, or a budget whose remainder the key's requests in flight
  *   hold is 429 `rate_limited`, with `retry-after` and `retry-after-ms` (read first by the
  *   official SDKs);
@@ -25,11 +27,13 @@ export async function admit(
   key: KeyRecord,
   request: { estimatedTokens: number; estimate: TokenEstimate },
 ): Promise<Admission> {
+  const budgets = moneyBudgetsOf(key.budget)
   const result = await runtime.meter.reserve({
     requestId: scope.requestId,
     keyId: key.id,
     quotaTokens: key.quota?.tokens,
     limits: key.limits,
+    ...(budgets === undefined ? {} : { budgets }),
     estimatedTokens: request.estimatedTokens,
     estimate: request.estimate,
   })
@@ -47,6 +51,10 @@ export async function admit(
       throw new GatewayError('rate_limited', rateLimitMessage(result.refusal), { headers })
     case 'quota_exceeded':
       throw new GatewayError('quota_exceeded', budgetMessage(result.refusal, runtime.now()), {
+        headers: { ...headers, 'x-should-retry': 'false' },
+      })
+    case 'budget_exceeded':
+      throw new GatewayError('budget_exceeded', spendMessage(result.refusal, runtime.now()), {
         headers: { ...headers, 'x-should-retry': 'false' },
       })
     case 'unavailable':
@@ -95,8 +103,14 @@ function rateLimitMessage(refusal: LimitRefusal | undefined): string {
     return `This API key already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
   }
   if (refusal.inFlight === true) {
-    const budget = refusal.name === 'quota' ? 'token quota' : `${refusal.name} budget`
-    return `What is left of this API key's ${budget} (limit ${refusal.limit}) is held by its requests in flight, and this request needs more than that.${wait}`
+    const money = moneyWords[refusal.name]
+    const budget =
+      refusal.name === 'quota'
+        ? `token quota (limit ${refusal.limit})`
+        : money !== undefined
+          ? `${money} budget (${formatUsd(refusal.limit)})`
+          : `${refusal.name} budget (limit ${refusal.limit})`
+    return `What is left of this API key's ${budget} is held by its requests in flight, and this request needs more than that.${wait}`
   }
   const what = windowWords[refusal.name] ?? refusal.name
   return `Rate limit reached for ${what}: limit ${refusal.limit}.${wait}`
@@ -116,6 +130,26 @@ function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
     default:
       return 'This API key has used up its token quota. See GET /v1/usage.'
   }
+}
+
+/** The money budgets' periods in words, by limit name (a `LimitName`, never client text). */
+const moneyWords: Partial<Record<LimitName, string>> = {
+  usdPerDay: 'daily',
+  usdPerMonth: 'monthly',
+  usdLifetime: 'lifetime',
+}
+
+/** A spent money budget: which, how much, and when it resets. */
+function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
+  const period = refusal === undefined ? undefined : moneyWords[refusal.name]
+  if (refusal === undefined || period === undefined) {
+    return 'This API key has spent its budget. See GET /v1/usage.'
+  }
+  const resets =
+    refusal.retryAfterMs === undefined
+      ? ' It does not reset.'
+      : ` It resets at ${new Date(now + refusal.retryAfterMs).toISOString()} (UTC).`
+  return `This API key has spent its ${period} budget of ${formatUsd(refusal.limit)} (keys[].budget).${resets} See GET /v1/usage.`
 }
 
 function formatWait(ms: number): string {

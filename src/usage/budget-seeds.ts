@@ -1,19 +1,23 @@
-import {
-  budgetPeriod,
-  budgetPeriodKinds,
-  type BudgetLimitName,
-  type BudgetPeriodKind,
-} from './key-limits'
+import { budgetPeriod, periodKindOf, type AnyBudgetName, type BudgetPeriodKind } from './key-limits'
+
+/** What a budget counts: tokens, or money in nano-USD (10⁻⁹ USD, as charged). */
+export type BudgetMeasure = 'tokens' | 'nanoUsd'
 
 /**
- * Tokens a key already used in a budget period, from durable storage (the usage ledger). Counted
- * are requests that *ended* in the period (UTC), so that a request is in exactly one period.
+ * What a key already used in a budget period, from durable storage (the usage ledger): tokens for
+ * a token budget, nano-USD charged for a money budget (`measure`). Counted are requests that
+ * *ended* in the period (UTC), so that a request is in exactly one period.
  * `model-gateway/postgres`'s `ledgerReseed(ledger)` is one.
  */
 export type ReseedFunction = (
   keyId: string,
-  period: { kind: BudgetPeriodKind; startMs: number },
+  period: { kind: BudgetPeriodKind; startMs: number; measure: BudgetMeasure },
 ) => Promise<number>
+
+/** What a budget counts. */
+export function measureOf(name: AnyBudgetName): BudgetMeasure {
+  return name.startsWith('usd') ? 'nanoUsd' : 'tokens'
+}
 
 /** Thrown when a budget could not be seeded: the request is refused with a 503, and retried later. */
 export class BudgetSeedError extends Error {}
@@ -25,7 +29,7 @@ export type BudgetSeedsOptions = {
   timeoutMs: number
   now: () => number
   /** Stores what was used in the period the seed was asked for (`periodId`). */
-  apply(keyId: string, name: BudgetLimitName, periodId: number, tokens: number): void
+  apply(keyId: string, name: AnyBudgetName, periodId: number, used: number): void
 }
 
 /**
@@ -39,8 +43,8 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
   const seeded = new Set<string>()
   const pending = new Map<string, Promise<void>>()
 
-  const seedOne = (keyId: string, name: BudgetLimitName, slot: string): Promise<void> => {
-    const kind = budgetPeriodKinds[name]
+  const seedOne = (keyId: string, name: AnyBudgetName, slot: string): Promise<void> => {
+    const kind = periodKindOf(name)
     const period = budgetPeriod(kind, options.now())
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
@@ -49,10 +53,13 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
         options.timeoutMs,
       )
     })
-    const done = Promise.race([options.reseed(keyId, { kind, startMs: period.startMs }), timeout])
+    const done = Promise.race([
+      options.reseed(keyId, { kind, startMs: period.startMs, measure: measureOf(name) }),
+      timeout,
+    ])
       .then((used) => {
-        const tokens = Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
-        options.apply(keyId, name, period.id, tokens)
+        const whole = Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
+        options.apply(keyId, name, period.id, whole)
         seeded.add(slot)
       })
       .catch((error: unknown) => {
@@ -73,7 +80,7 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
      * The seeds a key's budgets still need, as one promise; `undefined` when all are seeded (the
      * usual case, so callers stay synchronous).
      */
-    ensure(keyId: string, names: readonly BudgetLimitName[]): Promise<void> | undefined {
+    ensure(keyId: string, names: readonly AnyBudgetName[]): Promise<void> | undefined {
       let waits: Promise<void>[] | undefined
       for (const name of names) {
         const slot = `${keyId}\u0000${name}`

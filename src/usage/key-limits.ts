@@ -5,24 +5,32 @@
  *
  * @module
  */
-import type { KeyLimits } from '../auth/key-store'
+import type { KeyLimits, MoneyBudget } from '../auth/key-store'
+import { usdToNano } from '../pricing/price-units'
 
 /** A key's limits (`keys[].limits`, `KeyRecord.limits`): see `KeyLimits` in the key store. */
 export type { KeyLimits }
 
-/** What a key may spend: its limits and its lifetime token quota. */
+/** What a key may spend: its limits, its lifetime token quota and its money budgets. */
 export type KeyLimitSettings = {
   limits?: KeyLimits | undefined
   /** The lifetime `quota.tokens`; `undefined` is unlimited. */
   quotaTokens?: number | undefined
+  /** Money budgets (`keys[].budget`); at most one per period. */
+  budgets?: readonly MoneyBudget[] | undefined
 }
 
 /** A limit that refills continuously over one minute. */
 export type WindowLimitName = 'requestsPerMinute' | 'inputTokensPerMinute' | 'outputTokensPerMinute'
 /** A token budget: per UTC day, per UTC month, or for the key's lifetime (`quota.tokens`). */
 export type BudgetLimitName = 'tokensPerDay' | 'tokensPerMonth' | 'quota'
+/**
+ * A money budget (`keys[].budget`), per UTC day, per UTC month or for the key's lifetime. Its
+ * limit state counts nano-USD (10⁻⁹ USD) where token budgets count tokens.
+ */
+export type MoneyLimitName = 'usdPerDay' | 'usdPerMonth' | 'usdLifetime'
 /** Every limit a meter enforces; `quota` is the lifetime `quota.tokens`. */
-export type LimitName = WindowLimitName | 'concurrency' | BudgetLimitName
+export type LimitName = WindowLimitName | 'concurrency' | BudgetLimitName | MoneyLimitName
 
 /** The window limits, in the order meters check and report them. */
 export const windowLimitNames: readonly WindowLimitName[] = [
@@ -37,8 +45,46 @@ export const budgetLimitNames: readonly BudgetLimitName[] = [
   'quota',
 ]
 
+/** The money budgets, in the order meters check and report them. */
+export const moneyLimitNames: readonly MoneyLimitName[] = [
+  'usdPerDay',
+  'usdPerMonth',
+  'usdLifetime',
+]
+
 /** The period a budget counts over. */
 export type BudgetPeriodKind = 'day' | 'month' | 'lifetime'
+
+/** The period of each money budget. */
+export const moneyPeriodKinds: Readonly<Record<MoneyLimitName, BudgetPeriodKind>> = {
+  usdPerDay: 'day',
+  usdPerMonth: 'month',
+  usdLifetime: 'lifetime',
+}
+
+const moneyNameOf: Readonly<Record<BudgetPeriodKind, MoneyLimitName>> = {
+  day: 'usdPerDay',
+  month: 'usdPerMonth',
+  lifetime: 'usdLifetime',
+}
+
+/** Any budget, of tokens or money. */
+export type AnyBudgetName = BudgetLimitName | MoneyLimitName
+
+/** The period a token or money budget counts over. */
+export function periodKindOf(name: AnyBudgetName): BudgetPeriodKind {
+  return name.startsWith('usd')
+    ? moneyPeriodKinds[name as MoneyLimitName]
+    : budgetPeriodKinds[name as BudgetLimitName]
+}
+
+/** A key's money budgets as a list (`keys[].budget` takes one or several). */
+export function moneyBudgetsOf(
+  budget: MoneyBudget | readonly MoneyBudget[] | undefined,
+): readonly MoneyBudget[] | undefined {
+  if (budget === undefined) return undefined
+  return Array.isArray(budget) ? (budget as readonly MoneyBudget[]) : [budget as MoneyBudget]
+}
 
 /** The period of each budget. */
 export const budgetPeriodKinds: Readonly<Record<BudgetLimitName, BudgetPeriodKind>> = {
@@ -55,6 +101,8 @@ export type LimitPlan = {
   windows: { name: WindowLimitName; limit: number }[]
   concurrency: number | undefined
   budgets: { name: BudgetLimitName; limit: number }[]
+  /** Money budgets in nano-USD, in `moneyLimitNames` order; `alertAt` in nano-USD too. */
+  money: { name: MoneyLimitName; limit: number; alertAt: number | undefined }[]
 }
 
 /** The limits that apply to a key, in check order. */
@@ -70,12 +118,27 @@ export function planLimits(settings: KeyLimitSettings | undefined): LimitPlan {
     const limit = name === 'quota' ? settings?.quotaTokens : limits?.[name]
     if (limit !== undefined) budgets.push({ name, limit })
   }
-  return { windows, concurrency: limits?.concurrency, budgets }
+  const money: LimitPlan['money'] = []
+  for (const budget of settings?.budgets ?? []) {
+    const limit = usdToNano(budget.usd)
+    money.push({
+      name: moneyNameOf[budget.per],
+      limit,
+      alertAt: budget.alertAt === undefined ? undefined : Math.round(limit * budget.alertAt),
+    })
+  }
+  money.sort((a, b) => moneyLimitNames.indexOf(a.name) - moneyLimitNames.indexOf(b.name))
+  return { windows, concurrency: limits?.concurrency, budgets, money }
 }
 
 /** True when a plan has nothing to enforce. */
 export function isEmptyPlan(plan: LimitPlan): boolean {
-  return plan.windows.length === 0 && plan.concurrency === undefined && plan.budgets.length === 0
+  return (
+    plan.windows.length === 0 &&
+    plan.concurrency === undefined &&
+    plan.budgets.length === 0 &&
+    plan.money.length === 0
+  )
 }
 
 /** One UTC calendar period. `id` is the day number since the epoch, `year * 12 + month`, or 0. */

@@ -1,7 +1,7 @@
 import {
   budgetPeriod,
-  budgetPeriodKinds,
-  type BudgetLimitName,
+  periodKindOf,
+  type AnyBudgetName,
   type LimitPlan,
   type WindowLimitName,
   windowMs,
@@ -16,7 +16,13 @@ import {
   refilledLevel,
   type Bucket,
 } from './token-bucket'
-import type { LimitRefusal, LimitState, TokenEstimate, TokenUsage } from './usage-meter'
+import type {
+  BudgetCrossing,
+  LimitRefusal,
+  LimitState,
+  TokenEstimate,
+  TokenUsage,
+} from './usage-meter'
 
 /** Options of `createLocalLimiter`. */
 export type LocalLimiterOptions = {
@@ -35,12 +41,13 @@ type Counter = { periodId: number; spent: number; held: number }
 type Held = {
   /** Units each window was debited. */
   windows: Partial<Record<WindowLimitName, number>>
-  budgets: { name: BudgetLimitName; periodId: number; amount: number }[]
+  /** Tokens held by each token budget, nano-USD by each money budget. */
+  budgets: { name: AnyBudgetName; periodId: number; amount: number }[]
 }
 type Live = { held: Held; tokens: number; expiresAt: number }
 type KeyState = {
   buckets: Map<WindowLimitName, Bucket>
-  budgets: Map<BudgetLimitName, Counter>
+  budgets: Map<AnyBudgetName, Counter>
   live: Map<string, Live>
   /** No lease expires before this instant (a lower bound: extending only moves leases later). */
   earliestExpiry: number
@@ -64,7 +71,7 @@ export function windowUnits(name: WindowLimitName, estimate: TokenEstimate): num
 
 /**
  * The limit engine of one process: token buckets for the windows, a lease per reservation for
- * concurrency, and UTC calendar budgets. The memory meter enforces every limit with it; the Redis
+ * concurrency, and UTC calendar budgets of tokens and of money (nano-USD). The memory meter enforces every limit with it; the Redis
  * meter uses it for the windows when Redis cannot be reached. Every step is synchronous, so each is
  * atomic within the process. The rules are the Redis scripts' (`src/redis/lua/`):
  * - a window admits a request when it holds the request's cost (a request larger than the window
@@ -90,8 +97,8 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
     }
     return state
   }
-  const counterOf = (state: KeyState, name: BudgetLimitName, at: number): Counter => {
-    const periodId = budgetPeriod(budgetPeriodKinds[name], at).id
+  const counterOf = (state: KeyState, name: AnyBudgetName, at: number): Counter => {
+    const periodId = budgetPeriod(periodKindOf(name), at).id
     let counter = state.budgets.get(name)
     if (counter === undefined || counter.periodId !== periodId) {
       // A new period starts empty: holds of the old one are not carried over.
@@ -147,9 +154,9 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       const remaining = Math.max(0, plan.concurrency - state.live.size)
       result.push({ name: 'concurrency', limit: plan.concurrency, remaining })
     }
-    for (const { name, limit } of plan.budgets) {
+    for (const { name, limit } of [...plan.budgets, ...plan.money]) {
       const counter = counterOf(state, name, at)
-      const period = budgetPeriod(budgetPeriodKinds[name], at)
+      const period = budgetPeriod(periodKindOf(name), at)
       result.push({
         name,
         limit,
@@ -182,19 +189,22 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
         } else debits[name] = cost
       }
       const total = Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens)
+      const cost = Math.max(0, estimate.costNano ?? 0)
       const holds: Held['budgets'] = []
-      for (const { name, limit } of plan.budgets) {
+      const check = (name: AnyBudgetName, limit: number, amount: number) => {
         const counter = counterOf(state, name, at)
-        const admission = admitOnBudget(limit, counter.spent, counter.held, total)
+        const admission = admitOnBudget(limit, counter.spent, counter.held, amount)
         if (admission.admitted) {
           holds.push({ name, periodId: counter.periodId, amount: admission.hold })
         } else if (admission.why === 'held') {
           refusals.push({ name, limit, retryAfterMs: heldBudgetRetryMs, inFlight: true })
         } else {
-          const end = budgetPeriod(budgetPeriodKinds[name], at).endMs
+          const end = budgetPeriod(periodKindOf(name), at).endMs
           refusals.push({ name, limit, retryAfterMs: end === undefined ? undefined : end - at })
         }
       }
+      for (const { name, limit } of plan.budgets) check(name, limit, total)
+      for (const { name, limit } of plan.money) check(name, limit, cost)
       if (refusals.length > 0) return { granted: false, refusals }
 
       for (const { name, limit } of plan.windows)
@@ -208,8 +218,9 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
 
     /**
      * Counts a request's usage once: drops its holds (if its lease is still live), corrects the
-     * token windows by actual − estimate, adds the total to every budget. `false` for an id
-     * already settled or released.
+     * token windows by actual − estimate, adds the total to every token budget and the cost to
+     * every money budget. `false` for an id already settled or released; else the money budgets
+     * whose alert threshold this request crossed.
      */
     settle(
       id: string,
@@ -217,7 +228,8 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       plan: LimitPlan,
       estimate: TokenEstimate,
       usage: TokenUsage | undefined,
-    ): boolean {
+      costNano = 0,
+    ): false | BudgetCrossing[] {
       const at = now()
       const state = stateOf(keyId)
       prune(state, at)
@@ -228,7 +240,25 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
         state.live.delete(id)
       }
       done.set(id, at + doneTtlMs)
-      if (usage === undefined) return true
+      const crossings: BudgetCrossing[] = []
+      if (costNano > 0) {
+        for (const { name, limit, alertAt } of plan.money) {
+          const counter = counterOf(state, name, at)
+          const before = counter.spent
+          counter.spent += costNano
+          if (alertAt !== undefined && before < alertAt && counter.spent >= alertAt) {
+            const end = budgetPeriod(periodKindOf(name), at).endMs
+            crossings.push({
+              per: periodKindOf(name),
+              limitNanoUsd: limit,
+              alertAtNanoUsd: alertAt,
+              spentNanoUsd: counter.spent,
+              resetInMs: end === undefined ? undefined : end - at,
+            })
+          }
+        }
+      }
+      if (usage === undefined) return crossings
       for (const { name, limit } of plan.windows) {
         if (name === 'requestsPerMinute') continue
         // A late settle's debit was made at reserve and never refunded: it was the estimate.
@@ -237,7 +267,7 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
         adjustBucket(state, name, limit, debited - actual * windowMs, at)
       }
       for (const { name } of plan.budgets) counterOf(state, name, at).spent += usage.totalTokens
-      return true
+      return crossings
     },
 
     /** Drops a live reservation's holds and refunds its window debits; unknown ids do nothing. */
@@ -264,14 +294,15 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
     },
 
     /**
-     * Counts tokens used before this process started (from the usage ledger) in a budget's
-     * period `periodId`. A period that ended meanwhile is left alone: the new one starts empty.
-     * Seeding comes before the budget's first request, so nothing counted here is counted twice;
-     * should a settle have come first, the larger count stands.
+     * Counts what was used before this process started (from the usage ledger) in a budget's
+     * period `periodId`: tokens for a token budget, nano-USD for a money budget. A period that
+     * ended meanwhile is left alone: the new one starts empty. Seeding comes before the budget's
+     * first request, so nothing counted here is counted twice; should a settle have come first,
+     * the larger count stands.
      */
-    seed(keyId: string, name: BudgetLimitName, periodId: number, tokens: number): void {
+    seed(keyId: string, name: AnyBudgetName, periodId: number, used: number): void {
       const counter = counterOf(stateOf(keyId), name, now())
-      if (counter.periodId === periodId) counter.spent = Math.max(counter.spent, tokens)
+      if (counter.periodId === periodId) counter.spent = Math.max(counter.spent, used)
     },
 
     /** The tokens that the key's live reservations estimated, together. */

@@ -28,10 +28,10 @@ export type MemoryUsageMeterOptions = {
   /** A reservation's lease, renewed by the gateway while its request is alive (default 60 s). */
   leaseMs?: number
   /**
-   * Seeds each budget (`tokensPerDay`, `tokensPerMonth`, `quota.tokens`) of a key from durable
-   * storage on its first use in this process, so that a restart does not give a key its spent
-   * budget back: `ledgerReseed(ledger)` from `model-gateway/postgres`. Without it, budgets start
-   * from zero when the process starts.
+   * Seeds each budget (`tokensPerDay`, `tokensPerMonth`, `quota.tokens`, and the money budgets of
+   * `keys[].budget`) of a key from durable storage on its first use in this process, so that a
+   * restart does not give a key its spent budget back: `ledgerReseed(ledger)` from
+   * `model-gateway/postgres`. Without it, budgets start from zero when the process starts.
    */
   reseed?: ReseedFunction | undefined
   /** The longest `reseed` may take (default 2000 ms); past it, or on its failure, a 503. */
@@ -75,12 +75,12 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         })
   /** Budgets of the plan not yet seeded in this process: a promise to wait for, else nothing. */
   const seeding = (keyId: string, plan: LimitPlan) =>
-    plan.budgets.length === 0
+    plan.budgets.length === 0 && plan.money.length === 0
       ? undefined
-      : seeds?.ensure(
-          keyId,
-          plan.budgets.map((budget) => budget.name),
-        )
+      : seeds?.ensure(keyId, [
+          ...plan.budgets.map((budget) => budget.name),
+          ...plan.money.map((budget) => budget.name),
+        ])
   const totals = new Map<string, Totals>()
   // A ring buffer: once full, each record overwrites the oldest without shifting the rest.
   const recent: UsageRecord[] = []
@@ -96,6 +96,8 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         outputTokens: 0,
         cachedInputTokens: 0,
         totalTokens: 0,
+        costNanoUsd: 0,
+        unpricedRequests: 0,
       }
       totals.set(keyId, summary)
     }
@@ -104,6 +106,11 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
   const parts = (reservation: Reservation) => ({
     plan: planLimits(reservation.settings),
     estimate: reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 },
+  })
+  const settingsOf = (request: ReserveRequest): KeyLimitSettings => ({
+    limits: request.limits,
+    quotaTokens: request.quotaTokens,
+    ...(request.budgets === undefined ? {} : { budgets: request.budgets }),
   })
 
   const reserveNow = (
@@ -129,7 +136,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
 
   return {
     reserve(request) {
-      const settings = { limits: request.limits, quotaTokens: request.quotaTokens }
+      const settings = settingsOf(request)
       const plan = planLimits(settings)
       const wait = seeding(request.keyId, plan)
       if (wait === undefined) return reserveNow(request, settings, plan)
@@ -143,9 +150,19 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
     },
     settle(reservation, record) {
       const { plan, estimate } = parts(reservation)
-      if (!limiter.settle(reservation.id, reservation.keyId, plan, estimate, record.usage)) return
+      const alerts = limiter.settle(
+        reservation.id,
+        reservation.keyId,
+        plan,
+        estimate,
+        record.usage,
+        record.cost?.nanoUsd,
+      )
+      if (alerts === false) return
       const summary = totalsOf(record.keyId)
       summary.requests += 1
+      if (record.cost === null) summary.unpricedRequests! += 1
+      else if (record.cost !== undefined) summary.costNanoUsd! += record.cost.nanoUsd
       if (record.usage !== undefined) {
         summary.inputTokens += record.usage.inputTokens
         summary.outputTokens += record.usage.outputTokens
@@ -157,6 +174,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         recent[oldest] = record
         oldest = (oldest + 1) % maxRecords
       }
+      return alerts.length === 0 ? undefined : { alerts }
     },
     release(reservation) {
       limiter.release(reservation.id, reservation.keyId, parts(reservation).plan)

@@ -1,8 +1,12 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import { nanoToUsd } from '../pricing/price-units'
+import type { RoutePricing } from '../pricing/route-price'
+import { usageCost } from '../pricing/usage-cost'
 import { settledUsage, type CallProgress } from './settled-usage'
 import type {
   Reservation,
+  SettleResult,
   TokenEstimate,
   TokenUsage,
   UsageOutcome,
@@ -37,9 +41,10 @@ export type MeteredRequest = {
 }
 
 /**
- * Wraps a reservation so that ok, error and abort paths all settle it once. `details` and
- * `estimate` are read when it settles, so the attempt loop can point them at the attempt that
- * answered. The meter's promise,
+ * Wraps a reservation so that ok, error and abort paths all settle it once. `details`, `estimate`
+ * and `pricing` are read when it settles, so the attempt loop can point them at the attempt that
+ * answered: the record's cost is its usage at that attempt's model's price (`null` when the model
+ * has no price). The meter's promise,
  * if any, goes to `waitUntil` (Workers keep running until it resolves); a failing meter is
  * reported through the request's event, never as an unhandled rejection.
  *
@@ -53,6 +58,7 @@ export function startMeteredRequest(
   reservation: Reservation,
   details: MeteredDetails,
   estimate: TokenEstimate,
+  pricing: RoutePricing,
 ): MeteredRequest {
   let finished = false
   const stopRenewing = renewLease(runtime, reservation)
@@ -65,15 +71,19 @@ export function startMeteredRequest(
       finished = true
       stopRenewing()
       const { usage, estimated } = settledUsage(reported, outcome, estimate, progress)
+      const cost =
+        pricing.price === undefined ? null : usageCost(usage, pricing.price, pricing.multiplier)
       scope.event.usage = usage
+      scope.event.cost = cost
       if (estimated) scope.event.estimated = true
-      const record = {
+      const record: UsageRecord = {
         requestId: scope.requestId,
         keyId: reservation.keyId,
         ...details,
         route: scope.event.route,
         usage,
         estimated,
+        cost,
         outcome,
         status,
         startedAt: scope.startedAt,
@@ -88,11 +98,40 @@ export function startMeteredRequest(
       // The ledger gets the record once the settle is applied (or has failed): a budget that a
       // shared meter re-seeds from the ledger then never counts a request twice.
       if (settled instanceof Promise) {
-        scope.waitUntil(settled.catch(reportMeterFailure).then(() => writeLedger(runtime, record)))
+        scope.waitUntil(
+          settled
+            .then((result: unknown) => raiseAlerts(runtime, scope, result))
+            .catch(reportMeterFailure)
+            .then(() => writeLedger(runtime, record)),
+        )
       } else {
+        raiseAlerts(runtime, scope, settled)
         writeLedger(runtime, record)
       }
     },
+  }
+}
+
+/** Hands the alert thresholds a settle crossed to `onBudgetAlert`. */
+function raiseAlerts(runtime: GatewayRuntime, scope: RequestScope, result: unknown): void {
+  const alerts = (result as SettleResult | undefined)?.alerts
+  if (alerts === undefined) return
+  const key = scope.key
+  for (const crossing of alerts) {
+    runtime.budgetAlert({
+      keyId: key?.id ?? scope.event.keyId ?? '',
+      ...(key?.name === undefined ? {} : { keyName: key.name }),
+      per: crossing.per,
+      limitUsd: nanoToUsd(crossing.limitNanoUsd),
+      alertAtUsd: nanoToUsd(crossing.alertAtNanoUsd),
+      spentUsd: nanoToUsd(crossing.spentNanoUsd),
+      spentNanoUsd: crossing.spentNanoUsd,
+      resetAt:
+        crossing.resetInMs === undefined
+          ? null
+          : new Date(runtime.now() + crossing.resetInMs).toISOString(),
+      requestId: scope.requestId,
+    })
   }
 }
 

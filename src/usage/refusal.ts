@@ -1,12 +1,14 @@
-import { budgetLimitNames, type LimitName } from './key-limits'
+import { budgetLimitNames, moneyLimitNames, type LimitName } from './key-limits'
 import type { LimitRefusal, ReserveResult } from './usage-meter'
 
-const budgets = new Set<LimitName>(budgetLimitNames)
+const money = new Set<LimitName>(moneyLimitNames)
+const budgets = new Set<LimitName>([...budgetLimitNames, ...moneyLimitNames])
 
 /**
  * The refusal a meter answers when limits refused a request. A spent budget wins over a window or
  * a budget held by requests in flight (retrying soon cannot help it), and among several the
- * longest wait is the one to report: every limit must pass for the request to pass.
+ * longest wait is the one to report: every limit must pass for the request to pass. A spent money
+ * budget is `budget_exceeded`, a spent token budget `quota_exceeded`.
  */
 export function refusalResult(refusals: readonly LimitRefusal[]): ReserveResult {
   const spent = refusals.filter((refusal) => budgets.has(refusal.name) && refusal.inFlight !== true)
@@ -23,7 +25,12 @@ export function refusalResult(refusals: readonly LimitRefusal[]): ReserveResult 
   }
   return {
     granted: false,
-    reason: spent.length > 0 ? 'quota_exceeded' : 'rate_limited',
+    reason:
+      spent.length === 0
+        ? 'rate_limited'
+        : money.has(chosen.name)
+          ? 'budget_exceeded'
+          : 'quota_exceeded',
     retryAfterSeconds:
       chosen.retryAfterMs === undefined
         ? undefined

@@ -30,4 +30,8 @@ export type DailyUsage = {
   outputTokens: number
   cachedInputTokens: number
   totalTokens: number
+  /** What the day's priced requests cost (charged, nano-USD); absent from ledgers before prices. */
+  costNanoUsd?: number | undefined
+  /** Requests of the day on models without a price. */
+  unpricedRequests?: number | undefined
 }

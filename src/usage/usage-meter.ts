@@ -1,6 +1,8 @@
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { MaybePromise } from '../internal/maybe-promise'
-import type { KeyLimitSettings, KeyLimits, LimitName } from './key-limits'
+import type { MoneyBudget } from '../auth/key-store'
+import type { UsageCost } from '../pricing/usage-cost'
+import type { BudgetPeriodKind, KeyLimitSettings, KeyLimits, LimitName } from './key-limits'
 
 /**
  * Token counts exactly as the upstream reported them, each category apart, since each has its
@@ -54,6 +56,12 @@ export type UsageRecord = {
    * estimate for an answer with no usage in it, the input estimate for an aborted or failed one.
    */
   estimated?: boolean | undefined
+  /**
+   * What the request cost, at the price of the upstream model that answered (the price it was
+   * charged at is kept in it); 0 nano-USD for a request with no usage. `null` when that model has
+   * no price: unpriced, never 0. Absent from records of meters that predate prices.
+   */
+  cost?: UsageCost | null | undefined
   outcome: UsageOutcome
   /** The HTTP status the client received. */
   status: number
@@ -74,6 +82,12 @@ export type TokenEstimate = {
   inputTokens: number
   /** Output tokens (the request's output limit, or the gateway's default allowance). */
   outputTokens: number
+  /**
+   * What money budgets hold, in nano-USD: the input estimate at the input price plus the output
+   * allowance at the output price (the most any of the request's routes may cost). Absent or 0 for
+   * an unpriced model.
+   */
+  costNano?: number | undefined
 }
 
 /** What `reserve` is asked for. */
@@ -84,6 +98,8 @@ export type ReserveRequest = {
   quotaTokens: number | undefined
   /** The key's window, concurrency and calendar limits; `undefined` means none. */
   limits?: KeyLimits | undefined
+  /** The key's money budgets; `undefined` means none. */
+  budgets?: readonly MoneyBudget[] | undefined
   /** A conservative guess of the tokens this request will use: input plus output. */
   estimatedTokens: number
   /** The same guess, split; meters that enforce per-minute input and output limits read it. */
@@ -154,15 +170,30 @@ export type ReserveResult =
   | {
       granted: false
       /**
-       * `quota_exceeded`: a budget is spent (429 `insufficient_quota`); `rate_limited`: a window
-       * or the concurrency limit (429 `rate_limit_exceeded`); `unavailable`: the shared store
-       * could not be asked and the policy is to refuse (503).
+       * `quota_exceeded`: a token budget is spent (429 `insufficient_quota`); `budget_exceeded`: a
+       * money budget is spent (429 `budget_exceeded`); `rate_limited`: a window or the
+       * concurrency limit (429 `rate_limit_exceeded`); `unavailable`: the shared store could not
+       * be asked and the policy is to refuse (503).
        */
-      reason: 'quota_exceeded' | 'rate_limited' | 'unavailable'
+      reason: 'quota_exceeded' | 'budget_exceeded' | 'rate_limited' | 'unavailable'
       retryAfterSeconds?: number | undefined
       /** The limit that refused, with the longest wait when several did. */
       refusal?: LimitRefusal | undefined
     }
+
+/** A money budget whose alert threshold a settle crossed (once per period). */
+export type BudgetCrossing = {
+  per: BudgetPeriodKind
+  limitNanoUsd: number
+  alertAtNanoUsd: number
+  /** Spent in the period with the request counted. */
+  spentNanoUsd: number
+  /** Milliseconds until the period ends; `undefined` for a lifetime budget. */
+  resetInMs: number | undefined
+}
+
+/** What `settle` may answer. */
+export type SettleResult = { alerts?: readonly BudgetCrossing[] | undefined }
 
 /** A key's running totals. */
 export type KeyUsageSummary = {
@@ -173,6 +204,12 @@ export type KeyUsageSummary = {
   totalTokens: number
   /** Tokens held by requests still in flight. */
   reservedTokens: number
+  /**
+   * What the key's priced requests cost together (charged, nano-USD), and how many requests were
+   * on unpriced models; absent from meters that predate prices.
+   */
+  costNanoUsd?: number | undefined
+  unpricedRequests?: number | undefined
   /** The state of each limit the key has, when `summary` was given its settings. */
   limits?: readonly LimitState[] | undefined
 }
@@ -195,7 +232,8 @@ export type KeyUsageSummary = {
  */
 export interface UsageMeter {
   reserve(request: ReserveRequest): MaybePromise<ReserveResult>
-  settle(reservation: Reservation, record: UsageRecord): MaybePromise<void>
+  /** Counts a request; may say which money budgets' alert thresholds it crossed. */
+  settle(reservation: Reservation, record: UsageRecord): MaybePromise<SettleResult | void>
   release(reservation: Reservation): MaybePromise<void>
   /** Renews a reservation's lease; meters without leases leave it out. */
   extend?(reservation: Reservation): MaybePromise<void>

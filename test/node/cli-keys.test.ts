@@ -30,15 +30,19 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 2,
+      version: 3,
       applied: [
         { version: 1, name: 'api keys, usage ledger and daily rollup' },
         { version: 2, name: 'upstream attempts of a request that made more than one' },
+        {
+          version: 3,
+          name: 'token categories, cost and price of each request; key budgets in money',
+        },
       ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 2, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 3, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 2).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 3).\n')
   })
 })
 

@@ -163,6 +163,9 @@ describe('state.postgres without state.redis', { timeout: 60_000 }, () => {
           output_tokens: expect.any(Number),
           cached_input_tokens: 0,
           total_tokens: before,
+          // The model of this test has no price: its requests are unpriced, never free.
+          cost_usd: 0,
+          unpriced_requests: requests,
         },
       ])
       const after = await spendAll(second.url, key)

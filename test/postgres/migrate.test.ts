@@ -2,10 +2,15 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   assertMigrated,
+  createPostgresLedger,
+  getKey,
+  keyUsage,
   latestSchemaVersion,
   migrate,
   schemaVersion,
 } from '../../src/postgres/index'
+import { createPriceCatalogue } from '../../src/pricing/price-catalogue'
+import { usageCost } from '../../src/pricing/usage-cost'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 
 let database: TestDatabase
@@ -13,6 +18,17 @@ beforeAll(async () => {
   database = await createTestDatabase('migrate')
 })
 afterAll(() => database.drop())
+
+/** SQL that takes a schema back to what version 2 made. */
+function undoVersion3(schema: string): string {
+  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cache_write_input_tokens,
+      DROP COLUMN cache_write_1h_input_tokens, DROP COLUMN reasoning_tokens, DROP COLUMN cost_nano,
+      DROP COLUMN list_cost_nano, DROP COLUMN price;
+    ALTER TABLE ${schema}.mg_usage_daily DROP COLUMN cache_write_input_tokens,
+      DROP COLUMN cache_write_1h_input_tokens, DROP COLUMN reasoning_tokens, DROP COLUMN cost_nano,
+      DROP COLUMN list_cost_nano, DROP COLUMN unpriced_requests;
+    ALTER TABLE ${schema}.mg_api_keys DROP COLUMN budget, DROP COLUMN price_multiplier;`
+}
 
 async function tables(schema: string): Promise<string[]> {
   const { rows } = await database.pool.query<{ name: string }>(
@@ -30,7 +46,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1, 2])
+    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3])
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -43,30 +59,147 @@ describe('migrate', () => {
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(2)
+    expect(rows).toHaveLength(3)
   })
 
   it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
     const options = { client: database.pool, schema: 'upgrade' }
     await migrate(options)
     // Back to what version 1 made, with a row written then.
-    await database.pool.query(`ALTER TABLE upgrade.mg_usage_ledger DROP COLUMN attempts;
+    await database.pool.query(`${undoVersion3('upgrade')}
+      ALTER TABLE upgrade.mg_usage_ledger DROP COLUMN attempts;
       DELETE FROM upgrade.mg_migrations WHERE version > 1;
       INSERT INTO upgrade.mg_usage_ledger (request_id, started_at, key_id, group_id, provider_id,
         model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
       VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
     expect(await schemaVersion(options)).toBe(1)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 2/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 3/)
 
     const upgraded = await migrate(options)
-    expect(upgraded.applied).toEqual([
-      { version: 2, name: 'upstream attempts of a request that made more than one' },
-    ])
+    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3])
     await assertMigrated(options)
     const { rows } = await database.pool.query(
       'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
     )
     expect(rows).toEqual([{ request_id: 'req_old', attempts: null }])
+  })
+
+  it('upgrades a version 2 database in place: old rows read as unpriced, new ones carry cost', async () => {
+    const options = { client: database.pool, schema: 'money' }
+    await migrate(options)
+    // Back to what version 2 made, with the rows a version 2 gateway wrote: two requests of a key
+    // in the ledger and their day in the rollup, and a key.
+    await database.pool.query(`${undoVersion3('money')}
+      DELETE FROM money.mg_migrations WHERE version > 2;
+      INSERT INTO money.mg_usage_ledger (request_id, started_at, key_id, group_id, provider_id,
+        model, upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
+        cached_input_tokens, total_tokens, duration_ms, ended_at, attempts)
+      VALUES
+        ('req_a', now() - interval '1 minute', 'k', 'g', 'g#0', 'm', 'gpt-4o', 'chat.completions',
+         false, 'ok', 200, 100, 10, 0, 110, 5, now() - interval '1 minute', null),
+        ('req_b', now() - interval '1 minute', 'k', 'g', 'g#0', 'm', 'gpt-4o', 'chat.completions',
+         true, 'ok', 200, 200, 20, 50, 220, 5, now() - interval '1 minute', null);
+      INSERT INTO money.mg_usage_daily (key_id, day, model, requests, error_requests,
+        aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens)
+      VALUES ('k', (now() AT TIME ZONE 'UTC')::date, 'm', 2, 0, 0, 300, 30, 50, 330);
+      INSERT INTO money.mg_api_keys (id, public_id, secret_hash)
+      VALUES ('old-key', 'pub123456789', '${'0'.repeat(64)}');`)
+    expect(await schemaVersion(options)).toBe(2)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 3/)
+
+    const upgraded = await migrate(options)
+    expect(upgraded.applied).toEqual([
+      {
+        version: 3,
+        name: 'token categories, cost and price of each request; key budgets in money',
+      },
+    ])
+    await assertMigrated(options)
+    // The old rows are all there, unpriced (null), never free (0).
+    const ledger = await database.pool.query(
+      `SELECT request_id, total_tokens::int, cost_nano, list_cost_nano, price, reasoning_tokens
+       FROM money.mg_usage_ledger ORDER BY request_id`,
+    )
+    expect(ledger.rows).toEqual([
+      {
+        request_id: 'req_a',
+        total_tokens: 110,
+        cost_nano: null,
+        list_cost_nano: null,
+        price: null,
+        reasoning_tokens: null,
+      },
+      {
+        request_id: 'req_b',
+        total_tokens: 220,
+        cost_nano: null,
+        list_cost_nano: null,
+        price: null,
+        reasoning_tokens: null,
+      },
+    ])
+    const report = await keyUsage(options, 'k')
+    expect(report.lifetime).toMatchObject({
+      requests: 2,
+      totalTokens: 330,
+      costNanoUsd: 0,
+      unpricedRequests: 2,
+    })
+    const key = await getKey(options, 'old-key')
+    expect(key).toMatchObject({ id: 'old-key', budget: [], priceMultiplier: undefined })
+
+    // A version 3 ledger adds a priced request beside them, on the same day and model.
+    const ledgerWriter = createPostgresLedger({ ...options, flushIntervalMs: 60_000 })
+    ledgerWriter.record({
+      requestId: 'req_c',
+      keyId: 'k',
+      groupId: 'g',
+      providerId: 'g#0',
+      model: 'm',
+      upstreamModel: 'gpt-4o',
+      route: 'chat.completions',
+      stream: false,
+      usage: {
+        inputTokens: 1000,
+        outputTokens: 100,
+        cachedInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        cacheWrite1hInputTokens: 0,
+        reasoningTokens: 40,
+        totalTokens: 1100,
+      },
+      cost: usageCost(
+        {
+          inputTokens: 1000,
+          outputTokens: 100,
+          cachedInputTokens: 0,
+          cacheWriteInputTokens: 0,
+          cacheWrite1hInputTokens: 0,
+          reasoningTokens: 40,
+          totalTokens: 1100,
+        },
+        createPriceCatalogue().lookup('gpt-4o')!,
+        1,
+      ),
+      outcome: 'ok',
+      status: 200,
+      startedAt: Date.now() - 1000,
+      durationMs: 5,
+    })
+    await ledgerWriter.close()
+    const after = await keyUsage(options, 'k')
+    expect(after.lifetime).toMatchObject({
+      requests: 3,
+      totalTokens: 1430,
+      reasoningTokens: 40,
+      costNanoUsd: 1000 * 2500 + 100 * 10_000,
+      unpricedRequests: 2,
+    })
+    expect(await ledgerWriter.spentSince('k', 0)).toBe(3_500_000)
+    const stored = await database.pool.query(
+      `SELECT price->>'model' AS model, (price->>'input')::float AS input FROM money.mg_usage_ledger WHERE request_id = 'req_c'`,
+    )
+    expect(stored.rows).toEqual([{ model: 'gpt-4o', input: 2.5 }])
   })
 
   it('runs concurrently from eight connections: one applies, the others find it done', async () => {
@@ -84,12 +217,12 @@ describe('migrate', () => {
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
       expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
-        1, 2,
+        1, 2, 3,
       ])
       const { rows } = await database.pool.query(
         'SELECT version FROM racing.mg_migrations ORDER BY version',
       )
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }])
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }])
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }

@@ -90,7 +90,7 @@ describe('redis usage meter', () => {
 
   it('computes the same UTC day and month periods in Lua as in TypeScript', async () => {
     const probe = defineRedisScript(
-      `${usagePrelude}\nlocal d, de = period(1, tonumber(ARGV[14]))\nlocal m, me = period(2, tonumber(ARGV[14]))\nreturn { d, de, m, me }`,
+      `${usagePrelude}\nlocal d, de = period(1, tonumber(ARGV[21]))\nlocal m, me = period(2, tonumber(ARGV[21]))\nreturn { d, de, m, me }`,
     )
     const instants: number[] = []
     for (let year = 1999; year <= 2101; year += 1) {
@@ -113,6 +113,14 @@ describe('redis usage meter', () => {
       '',
       '0',
       '0',
+      // No money budgets, no estimated cost, no alerts (ARGV 14–20).
+      '-1',
+      '-1',
+      '-1',
+      '0',
+      '-1',
+      '-1',
+      '-1',
       String(at),
     ]
     for (const at of instants) {

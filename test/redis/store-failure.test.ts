@@ -163,7 +163,7 @@ describe('when Redis does not answer', () => {
       {
         level: 'error',
         message: expect.stringMatching(
-          /Redis usage store is not answering \(The store did not answer within 250 ms\.\)\. Keys with token budgets are refused \(503\); per-minute windows and concurrency are enforced by each instance alone at 1\/2 of each limit/,
+          /Redis usage store is not answering \(The store did not answer within 250 ms\.\)\. Keys with token or money budgets are refused \(503\); per-minute windows and concurrency are enforced by each instance alone at 1\/2 of each limit/,
         ),
       },
     ])
@@ -205,7 +205,7 @@ describe('when Redis does not answer', () => {
     expect(budget.ok).toBe(true)
     expect(gateway.logs).toHaveLength(1)
     expect(gateway.logs[0]!.message).toContain(
-      'Token budgets are NOT enforced (onFailure.budgets: "open")',
+      'Token and money budgets are NOT enforced (onFailure.budgets: "open")',
     )
     expect(gateway.logs[0]!.message).toContain(
       'keys with per-minute windows or concurrency limits are refused (503)',

@@ -88,9 +88,9 @@ describe('memory usage meter seeded from a ledger (reseed)', () => {
       ),
     )
     expect(asked).toEqual([
-      { keyId: 'seeded', kind: 'day', startMs: Date.UTC(2026, 10, 23) },
-      { keyId: 'seeded', kind: 'month', startMs: Date.UTC(2026, 10, 1) },
-      { keyId: 'seeded', kind: 'lifetime', startMs: 0 },
+      { keyId: 'seeded', kind: 'day', startMs: Date.UTC(2026, 10, 23), measure: 'tokens' },
+      { keyId: 'seeded', kind: 'month', startMs: Date.UTC(2026, 10, 1), measure: 'tokens' },
+      { keyId: 'seeded', kind: 'lifetime', startMs: 0, measure: 'tokens' },
     ])
     // 100 tokens left of the day: two requests of 40 fit, the rest wait for them.
     expect(results.filter((result) => result.granted)).toHaveLength(2)

@@ -11,6 +11,8 @@ const anthropicErrorTypes: Record<GatewayErrorCode, string> = {
   method_not_allowed: 'invalid_request_error',
   payload_too_large: 'request_too_large',
   quota_exceeded: 'rate_limit_error',
+  // Anthropic's error body has a type and no code: the message names the budget.
+  budget_exceeded: 'rate_limit_error',
   rate_limited: 'rate_limit_error',
   upstream_error: 'api_error',
   upstream_unreachable: 'api_error',

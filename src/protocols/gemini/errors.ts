@@ -72,8 +72,21 @@ export function geminiErrorBody(error: GatewayError): GeminiErrorBody {
   }
   const code = geminiStatus(error)
   return {
-    error: { code, message: error.message, status: rpcStatusOf(code) },
+    error: {
+      code,
+      message: error.message,
+      status: rpcStatusOf(code),
+      // Google says why in an ErrorInfo; a spent money budget is told apart from a rate limit so.
+      ...(error.code === 'budget_exceeded' ? { details: [budgetErrorInfo] } : {}),
+    },
   }
+}
+
+/** The `google.rpc.ErrorInfo` of a spent money budget. */
+const budgetErrorInfo = {
+  '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+  reason: 'BUDGET_EXCEEDED',
+  domain: 'model-gateway',
 }
 
 /**

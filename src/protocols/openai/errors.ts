@@ -11,6 +11,8 @@ const openAIErrorNames: Record<GatewayErrorCode, { type: string; code: string | 
   method_not_allowed: { type: 'invalid_request_error', code: 'method_not_allowed' },
   payload_too_large: { type: 'invalid_request_error', code: 'request_too_large' },
   quota_exceeded: { type: 'insufficient_quota', code: 'insufficient_quota' },
+  // A money budget: OpenAI's quota type (clients treat it as "do not retry"), its own code.
+  budget_exceeded: { type: 'insufficient_quota', code: 'budget_exceeded' },
   rate_limited: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
   upstream_error: { type: 'server_error', code: 'upstream_error' },
   upstream_unreachable: { type: 'server_error', code: 'upstream_unreachable' },

@@ -9,13 +9,22 @@
  *            lifeHold tokens" (window debits in unit·ms; budget holds; the whole estimate)
  *   3 done   ZSET settled/released id → when to forget it (so a second settle does nothing)
  *   4–6      HASH token buckets {l = level in unit·ms, t = ms}: requests, input, output per minute
- *   7–9      HASH budgets {p = period id, s = spent, h = held}: day, month, lifetime
- *   10 totals HASH requests, input, output, cached, total; reserved = estimates in flight
+ *   7–9      HASH token budgets {p = period id, s = spent, h = held}: day, month, lifetime
+ *   10 totals HASH requests, input, output, cached, total, cost (nano-USD charged), unpriced
+ *            (requests on unpriced models); reserved = estimates in flight
+ *   11–13    HASH money budgets {p, s, h} in nano-USD: day, month, lifetime
  *
  * ARGV (every script): 1 requestsPerMinute, 2 inputTokensPerMinute, 3 outputTokensPerMinute,
  *   4 concurrency (0 = none), 5 tokensPerDay, 6 tokensPerMonth, 7 quota (-1 = none),
  *   8 reseed ("1": a missing budget is seeded from durable storage, never assumed empty),
- *   9 lease ms, 10 done ttl ms, 11 reservation id, 12 estimated input, 13 estimated output.
+ *   9 lease ms, 10 done ttl ms, 11 reservation id, 12 estimated input, 13 estimated output,
+ *   14–16 money budgets per day, month, lifetime in nano-USD (-1 = none), 17 estimated cost
+ *   (nano-USD), 18–20 their alert thresholds (nano-USD, -1 = none). A script's own arguments
+ *   start at 21.
+ *
+ * Budget kinds 1–3 are the token budgets (day, month, lifetime), 4–6 the money budgets of the
+ * same periods. Money is counted in whole nano-USD, exact in Lua's doubles up to 2⁵³ (about
+ * $9 million a budget), which the config's limit of $9,000,000 keeps within.
  *
  * Numbers are written with `%.0f`: Lua's own `tostring` keeps 14 digits, which would round large
  * levels. The same rules in TypeScript: `src/usage/local-limiter.ts`, `src/usage/token-bucket.ts`,
@@ -34,6 +43,11 @@ local done_ttl = tonumber(ARGV[10])
 local id = ARGV[11]
 local est_in = math.max(0, tonumber(ARGV[12]))
 local est_out = math.max(0, tonumber(ARGV[13]))
+-- The limit of each budget kind (1-3 tokens, 4-6 money), -1 when the key has none.
+local budget_limits = { limits[5], limits[6], limits[7],
+  tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16]) }
+local est_cost = math.max(0, tonumber(ARGV[17]))
+local alert_at = { -1, -1, -1, tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]) }
 
 local function S(x) return string.format('%.0f', x) end
 
@@ -93,22 +107,27 @@ end
 local function bucket_remaining(level) return math.max(0, math.floor(level / W)) end
 local function bucket_reset(level, limit) return math.max(0, math.ceil((limit * W - level) / limit)) end
 
+-- A budget kind's hash (1-3 tokens: KEYS 7-9; 4-6 money: KEYS 11-13) and calendar period.
+local function budget_key(kind) return kind <= 3 and KEYS[6 + kind] or KEYS[7 + kind] end
+local function period_of(kind) return (kind - 1) % 3 + 1 end
+
 -- A budget as stored: nil when missing (flushed, evicted, never seeded); empty in a new period.
 local function budget_read(kind)
-  local pid, ends = period(kind, now)
-  local v = redis.call('HMGET', KEYS[6 + kind], 'p', 's', 'h')
+  local pid, ends = period(period_of(kind), now)
+  local v = redis.call('HMGET', budget_key(kind), 'p', 's', 'h')
   if not v[1] then return nil, pid, ends end
   if tonumber(v[1]) ~= pid then return { s = 0, h = 0 }, pid, ends end
   return { s = tonumber(v[2]) or 0, h = tonumber(v[3]) or 0 }, pid, ends
 end
 local function budget_write(kind, b, pid, ends)
-  local key = KEYS[6 + kind]
+  local key = budget_key(kind)
   redis.call('HSET', key, 'p', S(pid), 's', S(b.s), 'h', S(math.max(0, b.h)))
   if ends > 0 then redis.call('PEXPIRE', key, ends - now + 7 * DAY) end
 end
 local function drop_hold(kind, pid, amount)
-  if amount <= 0 then return end
-  local key = KEYS[6 + kind]
+  -- An entry written before money budgets existed has no money fields: nothing to drop.
+  if not amount or amount <= 0 then return end
+  local key = budget_key(kind)
   local v = redis.call('HMGET', key, 'p', 'h')
   -- A hold of an earlier period was dropped when the period rolled over.
   if v[1] and tonumber(v[1]) == pid then
@@ -125,6 +144,9 @@ local function drop_holds(f)
   drop_hold(1, f[4], f[5])
   drop_hold(2, f[6], f[7])
   drop_hold(3, 0, f[8])
+  drop_hold(4, f[10], f[11])
+  drop_hold(5, f[12], f[13])
+  drop_hold(6, 0, f[14])
 end
 
 -- Frees the holds of expired leases (a bounded batch per call, so one script never runs long).
@@ -151,8 +173,8 @@ local function touch(first, last)
 end
 
 -- The state of every configured limit: {now, rpm remaining, reset, itpm…, otpm…, free slots,
--- day spent, held, month spent, held, life spent, held}, -1 where a limit is not set. \`levels\`
--- and \`live\` may pass what the caller already knows, to spare reading it again.
+-- then spent and held of each budget kind 1-6 (token day, month, life; money day, month, life)},
+-- -1 where a limit is not set. \`levels\` and \`live\` may pass what the caller already knows.
 local function status(budgets, levels, live)
   local out = { now }
   for w = 1, 3 do
@@ -167,7 +189,7 @@ local function status(budgets, levels, live)
     end
   end
   out[#out + 1] = limits[4] > 0 and math.max(0, limits[4] - (live or live_count())) or -1
-  for k = 1, 3 do
+  for k = 1, 6 do
     local b = budgets[k]
     out[#out + 1] = b and b.s or -1
     out[#out + 1] = b and b.h or -1
@@ -178,14 +200,14 @@ end
 -- Reads the configured budgets. Returns them, or the kinds that must be seeded first.
 local function read_budgets()
   local budgets, missing = {}, {}
-  for k = 1, 3 do
-    if limits[4 + k] >= 0 then
+  for k = 1, 6 do
+    if budget_limits[k] >= 0 then
       local b, pid, ends = budget_read(k)
       if b == nil then
         if reseed then missing[#missing + 1] = k else b = { s = 0, h = 0 } end
       end
       if b then
-        b.pid, b.ends, b.limit = pid, ends, limits[4 + k]
+        b.pid, b.ends, b.limit = pid, ends, budget_limits[k]
         budgets[k] = b
       end
     end

@@ -1,0 +1,73 @@
+import type { PostgresOptions } from './client'
+import {
+  groupTotals,
+  readTotals,
+  reportSpan,
+  sumTotals,
+  usageSums,
+  type UsageTotals,
+} from './key-usage'
+import { resolveTables } from './tables'
+
+/**
+ * The organisation's usage and spend across every key over a span of UTC days: per day and model,
+ * per day, per model, per key, and in all.
+ */
+export type OrganisationUsageReport = {
+  /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
+  since: string
+  until: string
+  rows: Array<{ day: string; model: string } & UsageTotals>
+  days: Array<{ day: string } & UsageTotals>
+  models: Array<{ model: string } & UsageTotals>
+  keys: Array<{ keyId: string } & UsageTotals>
+  totals: UsageTotals
+}
+
+/**
+ * Spend and usage across all keys, per UTC day and per model, from the daily rollup (a few rows
+ * per key and day, never the ledger itself): what `model-gateway usage` prints, and what a console
+ * charts. The span defaults to the last 30 days, today included. Rows still queued on running
+ * instances (at most their flush interval) are not in it yet.
+ *
+ * @example
+ * const report = await organisationUsage({ client: pool }, { since: new Date('2026-11-01') })
+ * console.log(report.totals.costNanoUsd / 1e9, 'USD')
+ */
+export async function organisationUsage(
+  options: PostgresOptions,
+  span: { since?: Date; until?: Date; now?: () => number } = {},
+): Promise<OrganisationUsageReport> {
+  const tables = resolveTables(options)
+  const { since, until } = reportSpan(span)
+  const [byDayModel, byKey] = await Promise.all([
+    options.client.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${usageSums} FROM ${tables.daily}
+       WHERE day BETWEEN $1::date AND $2::date
+       GROUP BY day, model ORDER BY day, model`,
+      [since, until],
+    ),
+    options.client.query(
+      `SELECT key_id, ${usageSums} FROM ${tables.daily}
+       WHERE day BETWEEN $1::date AND $2::date
+       GROUP BY key_id ORDER BY sum(cost_nano) DESC, key_id`,
+      [since, until],
+    ),
+  ])
+  const rows = byDayModel.rows.map((row) => ({
+    day: String(row.day),
+    model: String(row.model),
+    ...readTotals(row),
+  }))
+  return {
+    since,
+    until,
+    rows,
+    days: groupTotals(rows, (row) => row.day).map(([day, totals]) => ({ day, ...totals })),
+    models: groupTotals(rows, (row) => row.model)
+      .map(([model, totals]) => ({ model, ...totals }))
+      .sort((a, b) => b.costNanoUsd - a.costNanoUsd || a.model.localeCompare(b.model)),
+    keys: byKey.rows.map((row) => ({ keyId: String(row.key_id), ...readTotals(row) })),
+    totals: sumTotals(rows),
+  }
+}
