@@ -7,16 +7,18 @@ import type { ModelProfile } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
 import { keyMayUseGroup } from '../routing/resolve-route'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import { routePricing, type RoutePricing } from '../pricing/route-price'
 
 /**
- * A model as listed: the call name, the group that serves it and its protocol, and the upstream
- * model's profile, whose limits the lists carry.
+ * A model as listed: the call name, the group that serves it and its protocol, the upstream
+ * model's profile, whose limits the lists carry, and its price for the calling key.
  */
 export type ListedModel = {
   id: string
   groupId: string
   protocol: ProtocolName
   profile: ModelProfile
+  pricing: RoutePricing
 }
 
 /**
@@ -57,6 +59,7 @@ export async function listModelsForKey(
         groupId: group.id,
         protocol: group.protocol,
         profile: modelEntryProfile(model),
+        pricing: routePricing(runtime, { group, model }, key),
       }
       if (!seen.has(model.name)) models.push({ id: model.name, ...listed })
       seen.add(model.name)

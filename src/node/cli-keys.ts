@@ -20,7 +20,7 @@ export const keysUsage = `Usage: model-gateway keys <command> [options]
   list [--all]           list keys (--all: revoked ones too)
   revoke <id>            revoke a key on every instance
   update <id>            change a key's name, groups, quota, limits or expiry
-  usage <id>             a key's usage per day and model [--since YYYY-MM-DD] [--until YYYY-MM-DD]
+  usage <id>             a key's usage and spend per day and model [--since YYYY-MM-DD] [--until YYYY-MM-DD]
 
 create and update take:
   --name <text>                     --id <id> (create only; default key_<public id>)
@@ -28,8 +28,12 @@ create and update take:
   --quota-tokens <n>                lifetime token allowance
   --requests-per-minute <n>         --input-tokens-per-minute <n>   --output-tokens-per-minute <n>
   --concurrency <n>                 --tokens-per-day <n>            --tokens-per-month <n>
+  --budget <usd>/<day|month|lifetime>[,…]   money budgets, e.g. --budget 10/day,200/month
+  --budget-alert-at <share>         call onBudgetAlert at this share of each budget (0.8 = 80 %)
+  --price-multiplier <x>            × the list price of every request (a resale margin)
   --expires-at <ISO date-time>
-  update only: "none" clears a number, --expires-at never clears the expiry
+  update only: "none" clears a number, a budget or the multiplier; --expires-at never clears
+  the expiry
 
 ${databaseUsage}`
 
@@ -50,6 +54,9 @@ const keyOptions = {
   'all-groups': { type: 'boolean', default: false },
   'quota-tokens': { type: 'string' },
   'expires-at': { type: 'string' },
+  budget: { type: 'string' },
+  'budget-alert-at': { type: 'string' },
+  'price-multiplier': { type: 'string' },
   all: { type: 'boolean', default: false },
   since: { type: 'string' },
   until: { type: 'string' },
@@ -200,6 +207,13 @@ function readChanges(
     if (value !== undefined) limits[name] = value
   }
   if (Object.keys(limits).length > 0) changes.limits = limits
+  const budget = readBudget(values.budget, values['budget-alert-at'], clearable)
+  if (budget !== undefined) changes.budget = budget
+  const multiplier = values['price-multiplier']
+  if (typeof multiplier === 'string') {
+    changes.priceMultiplier =
+      multiplier === 'none' && clearable ? null : readNumber(multiplier, '--price-multiplier')
+  }
   const expires = values['expires-at']
   if (typeof expires === 'string') {
     if (expires === 'never' && clearable) changes.expiresAt = null
@@ -224,7 +238,43 @@ function readCount(value: unknown, flag: string, clearable: boolean): number | n
   return Number(value)
 }
 
-function readDay(value: unknown, flag: string): Date | undefined {
+/** `--budget 10/day,200/month` (and `--budget-alert-at 0.8`) as budgets; `none` clears them. */
+function readBudget(
+  value: unknown,
+  alertAt: unknown,
+  clearable: boolean,
+): Array<{ usd: number; per: string; alertAt?: number }> | null | undefined {
+  if (typeof value !== 'string') {
+    if (typeof alertAt === 'string') throw new UsageError('--budget-alert-at goes with --budget')
+    return undefined
+  }
+  if (value === 'none' && clearable) return null
+  const share = typeof alertAt === 'string' ? readNumber(alertAt, '--budget-alert-at') : undefined
+  return value.split(',').map((part) => {
+    const match = /^\s*\$?(\d+(?:\.\d+)?)\s*\/\s*(day|month|lifetime)\s*$/.exec(part)
+    if (match === null) {
+      throw new UsageError(
+        `--budget takes <usd>/<day|month|lifetime>, comma-separated (10/day,200/month), got "${part}"`,
+      )
+    }
+    return {
+      usd: Number(match[1]),
+      per: match[2]!,
+      ...(share === undefined ? {} : { alertAt: share }),
+    }
+  })
+}
+
+function readNumber(value: string, flag: string): number {
+  const number = Number(value)
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new UsageError(`${flag} takes a number, got "${value}"`)
+  }
+  return number
+}
+
+/** A `--since`/`--until` day, `YYYY-MM-DD` (UTC). */
+export function readDay(value: unknown, flag: string): Date | undefined {
   if (typeof value !== 'string') return undefined
   const date = new Date(`${value}T00:00:00Z`)
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime())) {

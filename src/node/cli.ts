@@ -6,6 +6,7 @@ import { parseCliArgs, usage } from './cli-args'
 import { UsageError } from './cli-database'
 import { runKeys } from './cli-keys'
 import { runMigrate } from './cli-migrate'
+import { runOrgUsage } from './cli-usage'
 import { createNodeFetch } from './node-fetch'
 import { formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
@@ -15,18 +16,25 @@ import { startSummary } from './start-summary'
 import { demoBanner } from './demo-banner'
 import { readConfigFile } from './read-config-file'
 
-/** The CLI: `model-gateway migrate …`, `model-gateway keys …`, or serving a config. */
+/** The database commands, by name. */
+const commands = new Map([
+  ['migrate', runMigrate],
+  ['keys', runKeys],
+  ['usage', runOrgUsage],
+])
+
+/** The CLI: `model-gateway migrate …`, `keys …`, `usage …`, or serving a config. */
 async function main(argv: readonly string[]): Promise<number> {
-  const command = argv[0]
-  if (command === 'migrate' || command === 'keys') {
-    const run = command === 'migrate' ? runMigrate : runKeys
+  const name = argv[0] ?? ''
+  const run = commands.get(name)
+  if (run !== undefined) {
     try {
       return await run(argv.slice(1))
     } catch (error) {
       if (isCommandLineError(error)) {
         // The reason and where the options are: the whole usage would bury the reason.
         console.error(
-          `model-gateway: ${(error as Error).message}\nSee "model-gateway ${command} --help" for the options.`,
+          `model-gateway: ${(error as Error).message}\nSee "model-gateway ${name} --help" for the options.`,
         )
         return 2
       }

@@ -1,12 +1,14 @@
 import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
+import { pricingField } from '../../pricing/listed-price'
 
 /**
  * Anthropic's model list, with its cursor paging (`limit` 1–1000, default 20; `after_id`;
  * `before_id`), which the SDK walks while `has_more` is true (checklist ML-A-01).
  *
  * Each entry carries the model profile's limits as Anthropic names them: `max_input_tokens` (the
- * context window) and `max_tokens` (the most `max_tokens` may be), `null` when unknown.
+ * context window) and `max_tokens` (the most `max_tokens` may be), `null` when unknown; a priced
+ * model also its `pricing` for the calling key (`listedPricing`), which the SDK ignores.
  *
  * @see https://docs.anthropic.com/en/api/models-list
  */
@@ -39,6 +41,7 @@ export function renderAnthropicModelList(
       created_at: createdAt,
       max_input_tokens: model.profile.contextWindow ?? null,
       max_tokens: model.profile.maxOutputTokens ?? null,
+      ...pricingField(model.pricing, 'snake'),
     })),
     has_more: hasMore,
     first_id: page[0]?.id ?? null,

@@ -1,5 +1,6 @@
 import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
+import { pricingField } from '../../pricing/listed-price'
 
 /**
  * A Gemini `Model` resource for a call name, with what the model profile knows:
@@ -24,6 +25,8 @@ export function geminiModel(model: ListedModel) {
     ...(profile.contextWindow === undefined ? {} : { inputTokenLimit: profile.contextWindow }),
     ...(profile.maxOutputTokens === undefined ? {} : { outputTokenLimit: profile.maxOutputTokens }),
     ...(kind === 'any' ? {} : { thinking: kind !== 'none' }),
+    // An extension field: the price the calling key is charged, which the SDK ignores.
+    ...pricingField(model.pricing, 'camel'),
   }
 }
 

@@ -1,11 +1,13 @@
 import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
+import { pricingField } from '../../pricing/listed-price'
 
 /**
  * OpenAI's model list: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`.
  * OpenAI's model object has no limits, so each entry whose model profile knows them adds
- * `context_window` and `max_output_tokens` (the names of OpenAI's model pages); clients that do
- * not know the fields ignore them.
+ * `context_window` and `max_output_tokens` (the names of OpenAI's model pages), and a priced model
+ * its `pricing` for the calling key (`listedPricing`); clients that do not know the fields ignore
+ * them.
  *
  * @see https://platform.openai.com/docs/api-reference/models/list
  */
@@ -32,6 +34,7 @@ export function renderOpenAIModelList(
       ...(model.profile.maxOutputTokens === undefined
         ? {}
         : { max_output_tokens: model.profile.maxOutputTokens }),
+      ...pricingField(model.pricing, 'snake'),
     })),
   })
 }
