@@ -13,7 +13,7 @@ export { defaultForwardHeaders } from './config/schema'
 export type { GatewayConfig } from './config/schema'
 export { GatewayError, isGatewayError } from './errors'
 export type { GatewayErrorCode, GatewayErrorOptions, UpstreamErrorDetail } from './errors'
-export type { KeyLimits, KeyRecord, KeyStore } from './auth/key-store'
+export type { KeyLimits, KeyRecord, KeyStore, MoneyBudget } from './auth/key-store'
 export { createMemoryKeyStore } from './auth/memory-key-store'
 export type { MemoryKeyStoreOptions } from './auth/memory-key-store'
 export { createCompositeKeyStore } from './auth/composite-key-store'
@@ -31,10 +31,13 @@ export type { MockProviderOptions } from './upstream/mock-provider'
 export type {
   KeyLimitSettings,
   BudgetLimitName,
+  BudgetPeriodKind,
   LimitName,
+  MoneyLimitName,
   WindowLimitName,
 } from './usage/key-limits'
 export type {
+  BudgetCrossing,
   KeyUsageSummary,
   LimitRefusal,
   LimitState,
@@ -42,6 +45,7 @@ export type {
   Reservation,
   ReserveRequest,
   ReserveResult,
+  SettleResult,
   TokenUsage,
   UsageMeter,
   UsageOutcome,
@@ -50,7 +54,20 @@ export type {
 export type { DailyUsage, UsageLedger } from './usage/usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
 export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
-export type { ReseedFunction } from './usage/budget-seeds'
+export type { BudgetMeasure, ReseedFunction } from './usage/budget-seeds'
+export type { BudgetAlert } from './usage/budget-alert'
+export type {
+  CatalogueRow,
+  ModelPrice,
+  PriceOverride,
+  PriceSource,
+  PriceTier,
+} from './pricing/model-price'
+export type { ChargedPrice, UsageCost } from './pricing/usage-cost'
+export { builtInPriceRows, createPriceCatalogue } from './pricing/price-catalogue'
+export type { PriceCatalogue, PriceCatalogueOptions } from './pricing/price-catalogue'
+export type { ResolvedPrice } from './pricing/resolved-price'
+export { usageCost } from './pricing/usage-cost'
 export type { ResponseStore, StoredJson, StoredResponse } from './response-store/response-store'
 export { createMemoryResponseStore } from './response-store/memory-response-store'
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'

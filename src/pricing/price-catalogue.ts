@@ -73,7 +73,9 @@ export function createPriceCatalogue(options: PriceCatalogueOptions = {}): Price
     // Every override that matches, the least literal first: the most literal is laid on last.
     for (const override of matching(overrides, normalized)) {
       merged =
-        override.value === false ? undefined : mergePrice(merged, override.value, override.label)
+        override.value === false
+          ? undefined
+          : mergePrice(merged, override.value, override.label, `prices["${override.label}"]`)
     }
     const resolved = merged === undefined ? undefined : complete(merged)
     if (byName.size >= cacheLimit) byName.clear()
@@ -95,6 +97,7 @@ export function createPriceCatalogue(options: PriceCatalogueOptions = {}): Price
         const merged = mergePrice(
           base === undefined ? undefined : fromResolved(base),
           own,
+          model.upstreamModel,
           `models["${model.name}"].price`,
         )
         resolved = complete(merged)
@@ -121,10 +124,15 @@ function fromResolved(price: ResolvedPrice): MergedPrice {
   }
 }
 
+/**
+ * Lays an override over a price. A price the override makes on its own (no base) is named
+ * `model`; its source is the override's, else where in the config it was written.
+ */
 function mergePrice(
   base: MergedPrice | undefined,
   override: PriceOverride,
-  label: string,
+  model: string,
+  where: string,
 ): MergedPrice {
   const defined = Object.fromEntries(
     Object.entries(override).filter(([, value]) => value !== undefined),
@@ -133,8 +141,8 @@ function mergePrice(
   return {
     ...base,
     ...fields,
-    model: base?.model ?? label,
-    source: source ?? `config: ${label}`,
+    model: base?.model ?? model,
+    source: source ?? `config: ${where}`,
     ...(asOf === undefined ? {} : { asOf }),
   }
 }

@@ -117,7 +117,7 @@ describe('overrides', () => {
     })
     expect(custom.lookup('my-llama')).toMatchObject({
       model: 'my-llama',
-      source: 'config: my-llama',
+      source: 'config: prices["my-llama"]',
     })
     expect(custom.lookup('half-priced')).toBeUndefined()
   })
