@@ -124,7 +124,7 @@ function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
       const resets =
         refusal.retryAfterMs === undefined
           ? ''
-          : ` It resets at ${new Date(now + refusal.retryAfterMs).toISOString()} (UTC).`
+          : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
       return `This API key has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
     }
     default:
@@ -148,8 +148,16 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
   const resets =
     refusal.retryAfterMs === undefined
       ? ' It does not reset.'
-      : ` It resets at ${new Date(now + refusal.retryAfterMs).toISOString()} (UTC).`
+      : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
   return `This API key has spent its ${period} budget of ${formatUsd(refusal.limit)} (keys[].budget).${resets} See GET /v1/usage.`
+}
+
+/**
+ * When a budget's period ends, to the second: periods end at UTC midnight, and the meter's clock
+ * (Redis's, for a shared meter) and this one's may differ by a few milliseconds.
+ */
+function resetInstant(now: number, waitMs: number): string {
+  return new Date(Math.round((now + waitMs) / 1000) * 1000).toISOString()
 }
 
 function formatWait(ms: number): string {
