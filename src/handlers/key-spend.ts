@@ -1,6 +1,6 @@
 import { nanoToUsd } from '../pricing/price-units'
 import type { DailyUsage } from '../usage/usage-ledger'
-import { moneyPeriodKinds, type MoneyLimitName } from '../usage/key-limits'
+import { moneyPeriodKinds, resetInstant, type MoneyLimitName } from '../usage/key-limits'
 import type { KeyUsageSummary, LimitState } from '../usage/usage-meter'
 import type { MoneyBudget } from '../auth/key-store'
 
@@ -61,8 +61,7 @@ export function budgetsOf(
       used_usd: nanoToUsd(state.used ?? 0),
       reserved_usd: nanoToUsd(state.reserved ?? 0),
       remaining_usd: nanoToUsd(state.remaining),
-      reset_at:
-        state.resetInMs === undefined ? null : new Date(now + state.resetInMs).toISOString(),
+      reset_at: state.resetInMs === undefined ? null : resetInstant(now, state.resetInMs),
       alert_at_usd:
         budget?.alertAt === undefined ? null : nanoToUsd(Math.round(state.limit * budget.alertAt)),
     }

@@ -2,7 +2,7 @@ import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { formatUsd } from '../pricing/price-units'
-import { moneyBudgetsOf, type LimitName } from './key-limits'
+import { moneyBudgetsOf, resetInstant, type LimitName } from './key-limits'
 import { rateLimitHeaders } from './rate-limit-headers'
 import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from './usage-meter'
 import type { GatewayAnswer } from '../http/gateway-answer'
@@ -150,14 +150,6 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
       ? ' It does not reset.'
       : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
   return `This API key has spent its ${period} budget of ${formatUsd(refusal.limit)} (keys[].budget).${resets} See GET /v1/usage.`
-}
-
-/**
- * When a budget's period ends, to the second: periods end at UTC midnight, and the meter's clock
- * (Redis's, for a shared meter) and this one's may differ by a few milliseconds.
- */
-function resetInstant(now: number, waitMs: number): string {
-  return new Date(Math.round((now + waitMs) / 1000) * 1000).toISOString()
 }
 
 function formatWait(ms: number): string {

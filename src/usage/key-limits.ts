@@ -181,3 +181,11 @@ export function budgetPeriod(kind: BudgetPeriodKind, nowMs: number): BudgetPerio
     }
   }
 }
+
+/**
+ * When a budget's period ends, as ISO 8601 to the second: periods end at UTC midnight, and the
+ * meter's clock (Redis's, for a shared meter) and this one's may differ by a few milliseconds.
+ */
+export function resetInstant(now: number, waitMs: number): string {
+  return new Date(Math.round((now + waitMs) / 1000) * 1000).toISOString()
+}

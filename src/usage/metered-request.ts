@@ -3,6 +3,7 @@ import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import { nanoToUsd } from '../pricing/price-units'
 import type { RoutePricing } from '../pricing/route-price'
 import { usageCost } from '../pricing/usage-cost'
+import { resetInstant } from './key-limits'
 import { settledUsage, type CallProgress } from './settled-usage'
 import type {
   Reservation,
@@ -127,9 +128,7 @@ function raiseAlerts(runtime: GatewayRuntime, scope: RequestScope, result: unkno
       spentUsd: nanoToUsd(crossing.spentNanoUsd),
       spentNanoUsd: crossing.spentNanoUsd,
       resetAt:
-        crossing.resetInMs === undefined
-          ? null
-          : new Date(runtime.now() + crossing.resetInMs).toISOString(),
+        crossing.resetInMs === undefined ? null : resetInstant(runtime.now(), crossing.resetInMs),
       requestId: scope.requestId,
     })
   }
