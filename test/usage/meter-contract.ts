@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { MoneyBudget } from '../../src/auth/key-store'
 import type { KeyLimits, KeyLimitSettings } from '../../src/usage/key-limits'
+import type { UsageCost } from '../../src/pricing/usage-cost'
 import type {
   Reservation,
   ReserveResult,
@@ -73,6 +75,48 @@ export function inputUsage(inputTokens: number, outputTokens = 0): TokenUsage {
     reasoningTokens: 0,
     totalTokens: inputTokens + outputTokens,
   }
+}
+
+/** A reservation for a key with money budgets, holding `costNano`. */
+function reserveMoney(
+  meter: UsageMeter,
+  keyId: string,
+  budgets: readonly MoneyBudget[],
+  costNano: number,
+): Promise<ReserveResult> {
+  requests += 1
+  return Promise.resolve(
+    meter.reserve({
+      requestId: `req_${requests}`,
+      keyId,
+      budgets,
+      quotaTokens: undefined,
+      estimatedTokens: 10,
+      estimate: { inputTokens: 10, outputTokens: 0, costNano },
+    }),
+  )
+}
+
+/** A record that cost `nanoUsd` (`null`: an unpriced model). */
+function pricedRecord(reservation: Reservation, nanoUsd: number | null): UsageRecord {
+  const cost: UsageCost | null =
+    nanoUsd === null
+      ? null
+      : {
+          nanoUsd,
+          listNanoUsd: nanoUsd,
+          price: {
+            model: 'm',
+            input: 1,
+            output: 1,
+            cachedInput: 1,
+            cacheWrite: 1,
+            cacheWrite1h: 1,
+            multiplier: 1,
+            source: 'test',
+          },
+        }
+  return { ...recordOf(reservation, inputUsage(10)), cost }
 }
 
 function granted(results: readonly ReserveResult[]): Reservation[] {
@@ -362,6 +406,74 @@ export function describeMeterContract(name: string, factory: MeterFactory): void
           used: 70,
           reserved: 100,
         })
+      }),
+    )
+
+    it(
+      'holds a money budget: exactly what fits of 30 concurrent requests, then budget_exceeded',
+      withMeter(async ({ meter }) => {
+        // $0.001 a day; each request holds $0.0001 and costs $0.00012.
+        const budgets = [{ usd: 0.001, per: 'day' as const, alertAt: 0.5 }]
+        const settings = { budgets }
+        const results = await Promise.all(
+          Array.from({ length: 30 }, () => reserveMoney(meter, 'money', budgets, 100_000)),
+        )
+        const admitted = granted(results)
+        expect(admitted).toHaveLength(10)
+        expect(results.find((result) => !result.granted)).toMatchObject({
+          reason: 'rate_limited',
+          refusal: { name: 'usdPerDay', limit: 1_000_000, inFlight: true },
+        })
+        const held = await stateOf(meter, 'money', settings, 'usdPerDay')
+        expect(held).toMatchObject({ used: 0, reserved: 1_000_000, remaining: 0 })
+        const alerts: unknown[] = []
+        for (const reservation of admitted) {
+          const result = await meter.settle(reservation, pricedRecord(reservation, 120_000))
+          if (result !== undefined && result.alerts !== undefined) alerts.push(...result.alerts)
+        }
+        // The 50 % threshold ($0.0005) is crossed by the fifth settle, once.
+        expect(alerts).toEqual([
+          {
+            per: 'day',
+            limitNanoUsd: 1_000_000,
+            alertAtNanoUsd: 500_000,
+            spentNanoUsd: 600_000,
+            resetInMs: expect.any(Number),
+          },
+        ])
+        const spent = await stateOf(meter, 'money', settings, 'usdPerDay')
+        expect(spent).toMatchObject({ used: 1_200_000, reserved: 0, remaining: 0 })
+        const refused = await reserveMoney(meter, 'money', budgets, 1)
+        expect(refused).toMatchObject({
+          granted: false,
+          reason: 'budget_exceeded',
+          refusal: { name: 'usdPerDay', limit: 1_000_000 },
+        })
+        expect(refused.granted ? 0 : refused.retryAfterSeconds).toBeGreaterThan(0)
+        const summary = await meter.summary('money', settings)
+        expect(summary).toMatchObject({ requests: 10, costNanoUsd: 1_200_000, unpricedRequests: 0 })
+      }),
+    )
+
+    it(
+      'counts a day, a month and a lifetime budget apart; an unpriced request adds nothing',
+      withMeter(async ({ meter }) => {
+        const budgets = [
+          { usd: 1, per: 'day' as const },
+          { usd: 2, per: 'month' as const },
+          { usd: 3, per: 'lifetime' as const },
+        ]
+        const first = granted([await reserveMoney(meter, 'periods', budgets, 1000)])[0]!
+        await meter.settle(first, pricedRecord(first, 7777))
+        const second = granted([await reserveMoney(meter, 'periods', budgets, 0)])[0]!
+        await meter.settle(second, pricedRecord(second, null))
+        const summary = await meter.summary('periods', { budgets })
+        expect(summary.limits).toMatchObject([
+          { name: 'usdPerDay', limit: 1e9, used: 7777, reserved: 0 },
+          { name: 'usdPerMonth', limit: 2e9, used: 7777, reserved: 0 },
+          { name: 'usdLifetime', limit: 3e9, used: 7777, reserved: 0, resetInMs: undefined },
+        ])
+        expect(summary).toMatchObject({ requests: 2, costNanoUsd: 7777, unpricedRequests: 1 })
       }),
     )
 
