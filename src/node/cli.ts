@@ -8,7 +8,7 @@ import { runKeys } from './cli-keys'
 import { runMigrate } from './cli-migrate'
 import { runOrgUsage } from './cli-usage'
 import { createNodeFetch } from './node-fetch'
-import { formatRequestLog } from './request-log'
+import { formatBudgetAlert, formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
 import { createGatewayWithState, readStateConfig } from './state'
 import { packageVersion } from './package-version'
@@ -80,6 +80,7 @@ async function serve(argv: readonly string[]): Promise<number> {
         // (docs/decisions/0002-node-upstream-transport.md).
         fetch: createNodeFetch(),
         onEvent: (event) => console.log(formatRequestLog(event)),
+        onBudgetAlert: (alert) => console.log(formatBudgetAlert(alert)),
       } as GatewayConfig,
       { migrate: !args.noMigrate },
     )

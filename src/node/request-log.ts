@@ -1,7 +1,8 @@
 import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
-import { formatUsd } from '../pricing/price-units'
+import { formatUsd, usdToNano } from '../pricing/price-units'
+import type { BudgetAlert } from '../usage/budget-alert'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked
@@ -46,4 +47,19 @@ export function formatRequestLog(event: RequestEvent): string {
 function formatAttempt(attempt: UpstreamAttempt): string {
   const key = attempt.credential === undefined ? '' : `[${attempt.credential}]`
   return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}`
+}
+
+/** The line the CLI logs when a key's spend crosses a budget's alert threshold. */
+export function formatBudgetAlert(alert: BudgetAlert): string {
+  return [
+    new Date().toISOString(),
+    logField(alert.requestId),
+    'budget-alert',
+    `key=${logField(alert.keyId)}`,
+    `per=${alert.per}`,
+    `spent=${formatUsd(alert.spentNanoUsd)}`,
+    `alertAt=${formatUsd(usdToNano(alert.alertAtUsd))}`,
+    `limit=${formatUsd(usdToNano(alert.limitUsd))}`,
+    `resets=${alert.resetAt ?? 'never'}`,
+  ].join(' ')
 }

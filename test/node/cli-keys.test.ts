@@ -110,7 +110,9 @@ describe('model-gateway keys', { timeout: 60_000 }, () => {
     expect(usage.lifetime.totalTokens).toBe(0)
 
     const table = await runCli(['keys', 'list', ...db])
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+KEY\s+GROUPS\s+QUOTA\s+LIMITS\s+BUDGET\s+EXPIRES\s+STATUS/)
+    expect(table.stdout).toMatch(
+      /^ID\s+NAME\s+KEY\s+GROUPS\s+QUOTA\s+LIMITS\s+BUDGET\s+EXPIRES\s+STATUS/,
+    )
     expect(table.stdout).toContain('concurrent=4 day=20000')
     expect(table.stdout).not.toContain(created.key)
 

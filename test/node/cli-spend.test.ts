@@ -78,6 +78,14 @@ describe('money through the CLI', { timeout: 90_000 }, () => {
     // Each request's log line says what it cost.
     expect(gateway.output()).toMatch(/ 200 POST \/v1\/chat\/completions .* cost=\$0\.0\d+ /)
     expect(gateway.output()).toMatch(/ 429 POST \/v1\/chat\/completions .*budget of \$0\.05/)
+    // The 80 % threshold of the day was crossed once: one alert line.
+    expect(
+      gateway
+        .output()
+        .match(
+          / budget-alert key=\S+ per=day spent=\$0\.0\d+ alertAt=\$0\.04 limit=\$0\.05 resets=\d{4}-/g,
+        ),
+    ).toHaveLength(1)
 
     // The ledger has the rows once they are flushed (50 ms).
     let report: Record<string, any> = {}
