@@ -1,5 +1,10 @@
 import { createClient } from 'redis'
-import { createGateway, createMemoryUsageMeter, type UsageMeter } from '../src/index'
+import {
+  createGateway,
+  createMemoryUsageMeter,
+  type UsageCost,
+  type UsageMeter,
+} from '../src/index'
 import {
   createRedisUsageMeter,
   defineRedisScript,
@@ -28,6 +33,12 @@ const allLimits: KeyLimits = {
   tokensPerDay: 1e12,
   tokensPerMonth: 1e12,
 }
+/** Money budgets of every period, as a key with `keys[].budget` has them. */
+const allBudgets = [
+  { usd: 1e6, per: 'day' as const, alertAt: 0.9 },
+  { usd: 1e6, per: 'month' as const },
+  { usd: 1e6, per: 'lifetime' as const },
+]
 const benchKey = 'sk-bench-meter-0123456789abcdefABCDEF'
 const usage = {
   inputTokens: 120,
@@ -45,7 +56,9 @@ const usage = {
  *   after the answer, off the path), one at a time and with 64 callers at once;
  * - a whole gateway request (built-in mock upstream, no sockets) with the memory meter and with
  *   the Redis meter, one at a time: the difference is the meter's added latency per request.
- * Every key has all six limits plus a quota, so every script checks everything.
+ * Every key has all six limits plus a quota, so every script checks everything; the rows marked
+ * "money budgets too" add a day, a month and a lifetime money budget (and, for the gateway, a
+ * priced model), checked in the same scripts.
  */
 export async function measureMeterLatency(redisUrl: string, runs = 3000): Promise<MeterLatency[]> {
   const redis = createClient({ url: redisUrl, disableOfflineQueue: true })
@@ -80,15 +93,21 @@ export async function measureMeterLatency(redisUrl: string, runs = 3000): Promis
     })
     for (const [name, meter] of meters) {
       let request = 0
+      let money = false
       const reserve = async () => {
         request += 1
         const result = await meter.reserve({
           requestId: `bench_${request}`,
-          keyId: `bench-${request % 8}`,
+          keyId: `bench-${money ? 'money-' : ''}${request % 8}`,
           quotaTokens: 1e12,
           limits: allLimits,
+          ...(money ? { budgets: allBudgets } : {}),
           estimatedTokens: 1160,
-          estimate: { inputTokens: 160, outputTokens: 1000 },
+          estimate: {
+            inputTokens: 160,
+            outputTokens: 1000,
+            ...(money ? { costNano: 624_000 } : {}),
+          },
         })
         if (!result.granted) throw new Error(`The ${name} meter refused a bench request.`)
         return result.reservation
@@ -96,6 +115,7 @@ export async function measureMeterLatency(redisUrl: string, runs = 3000): Promis
       const cycle = async () => {
         const reservation = await reserve()
         await meter.settle(reservation, {
+          ...(money ? { cost: benchCost } : {}),
           requestId: reservation.id,
           keyId: reservation.keyId,
           groupId: 'g',
@@ -119,13 +139,36 @@ export async function measureMeterLatency(redisUrl: string, runs = 3000): Promis
         operation: 'reserve + settle',
         ...(await time(cycle, runs * 4, 64)),
       })
+      money = true
+      await time(cycle, 500, 1)
+      results.push({
+        meter: name,
+        operation: 'reserve + settle, money budgets too',
+        ...(await time(cycle, runs, 1)),
+      })
     }
-    for (const [name, meter] of meters) {
+    for (const [name, meter, money] of [
+      ...meters.map(([name, meter]) => [name, meter, false] as const),
+      ...meters.map(([name, meter]) => [name, meter, true] as const),
+    ]) {
       const gateway = createGateway({
         groups: [
-          { id: 'demo', protocol: 'openai', models: ['demo'], upstreams: [{ provider: 'mock' }] },
+          {
+            id: 'demo',
+            protocol: 'openai',
+            // A priced upstream model, so that a request with budgets is priced and held.
+            models: [{ name: 'demo', upstreamModel: 'gpt-4o-mini' }],
+            upstreams: [{ provider: 'mock' }],
+          },
         ],
-        keys: [{ key: benchKey, limits: allLimits, quota: { tokens: 1e12 } }],
+        keys: [
+          {
+            key: benchKey,
+            limits: allLimits,
+            quota: { tokens: 1e12 },
+            ...(money ? { budget: allBudgets } : {}),
+          },
+        ],
         usageMeter: meter,
       })
       const body = JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'Hello' }] })
@@ -143,7 +186,7 @@ export async function measureMeterLatency(redisUrl: string, runs = 3000): Promis
       await time(call, 1000, 1)
       results.push({
         meter: name,
-        operation: 'gateway request (mock upstream)',
+        operation: `gateway request (mock upstream)${money ? ', money budgets too' : ''}`,
         ...(await time(call, runs, 1)),
       })
     }
@@ -154,6 +197,21 @@ export async function measureMeterLatency(redisUrl: string, runs = 3000): Promis
     redis.destroy()
   }
   return results
+}
+
+const benchCost: UsageCost = {
+  nanoUsd: 42_000,
+  listNanoUsd: 42_000,
+  price: {
+    model: 'gpt-4o-mini',
+    input: 0.15,
+    output: 0.6,
+    cachedInput: 0.075,
+    cacheWrite: 0.15,
+    cacheWrite1h: 0.15,
+    multiplier: 1,
+    source: 'bench',
+  },
 }
 
 /** Runs `work` `runs` times with `concurrency` callers; latency percentiles in µs. */
