@@ -1,18 +1,21 @@
-import { anthropicPrices } from '../models/prices/anthropic'
-import { geminiPrices } from '../models/prices/gemini'
-import { openaiPrices } from '../models/prices/openai'
+import { anthropicPriceRows } from '../models/prices/anthropic'
+import { geminiPriceRows } from '../models/prices/gemini'
+import { openaiPriceRows } from '../models/prices/openai'
 import { normalizeModelName } from '../models/match-profile'
 import { compileNamePattern, type NamePattern } from '../models/name-pattern'
 import type { ModelEntry } from '../routing/group-registry'
 import type { CatalogueRow, ModelPrice, PriceOverride } from './model-price'
 import { resolvePrice, type ResolvedPrice } from './resolved-price'
 
-/** The built-in rows: the list prices of the OpenAI, Anthropic and Google models profiles know. */
-export const builtInPriceRows: readonly CatalogueRow[] = [
-  ...openaiPrices,
-  ...anthropicPrices,
-  ...geminiPrices,
-]
+let rows: readonly CatalogueRow[] | undefined
+
+/**
+ * The built-in rows: the list prices of the OpenAI, Anthropic and Google models profiles know.
+ * Built on first use, not at import (importing the core stays cheap).
+ */
+export function builtInPriceRows(): readonly CatalogueRow[] {
+  return (rows ??= [...openaiPriceRows(), ...anthropicPriceRows(), ...geminiPriceRows()])
+}
 
 /** How a gateway's catalogue is made (`prices`, `builtInPrices` in the config). */
 export type PriceCatalogueOptions = {
@@ -49,7 +52,7 @@ export function createPriceCatalogue(options: PriceCatalogueOptions = {}): Price
   const rows: Compiled<CatalogueRow>[] =
     options.builtIn === false
       ? []
-      : builtInPriceRows.map((row) => ({
+      : builtInPriceRows().map((row) => ({
           value: row,
           label: row.model,
           patterns: row.match.map(compileNamePattern),

@@ -25,75 +25,78 @@ function price(input: number, cachedInput: number, output: number): ModelPrice {
   return { input, output, cachedInput }
 }
 
-export const geminiPrices: readonly CatalogueRow[] = [
-  {
-    model: 'gemini-3.1-pro-preview',
-    match: ['gemini-3.1-pro-preview', 'gemini-3.1-pro-preview-*', 'gemini-3-pro-preview'],
-    price: {
-      ...price(2, 0.2, 12),
-      tiers: [{ aboveInputTokens: 200_000, input: 4, output: 18, cachedInput: 0.4 }],
+/** The rows, built when a catalogue is first made (not at import). */
+export function geminiPriceRows(): readonly CatalogueRow[] {
+  return [
+    {
+      model: 'gemini-3.1-pro-preview',
+      match: ['gemini-3.1-pro-preview', 'gemini-3.1-pro-preview-*', 'gemini-3-pro-preview'],
+      price: {
+        ...price(2, 0.2, 12),
+        tiers: [{ aboveInputTokens: 200_000, input: 4, output: 18, cachedInput: 0.4 }],
+      },
+      source: transcribed,
+      asOf: '2026-10-07',
     },
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    // $0.75 / $3.75 through 2026-12-31; Google lists $1.50 / $7.50 from 2027-01-01.
-    model: 'gemini-3.8-flash',
-    match: names('gemini-3.8-flash'),
-    price: price(0.75, 0.075, 3.75),
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    model: 'gemini-3.5-flash',
-    match: names('gemini-3.5-flash'),
-    price: price(1.5, 0.15, 9),
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    model: 'gemini-3.5-flash-lite',
-    match: names('gemini-3.5-flash-lite'),
-    price: price(0.3, 0.03, 2.5),
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    model: 'gemini-3-flash-preview',
-    match: ['gemini-3-flash-preview', 'gemini-3-flash-preview-*'],
-    price: price(0.5, 0.05, 3),
-    source: litellm,
-    asOf: '2026-07-24',
-  },
-  {
-    model: 'gemini-3.1-flash-lite-preview',
-    match: ['gemini-3.1-flash-lite-preview', 'gemini-3.1-flash-lite-preview-*'],
-    price: price(0.25, 0.025, 1.5),
-    source: litellm,
-    asOf: '2026-07-24',
-  },
-  {
-    model: 'gemini-2.5-pro',
-    match: names('gemini-2.5-pro'),
-    price: {
-      ...price(1.25, 0.125, 10),
-      tiers: [{ aboveInputTokens: 200_000, input: 2.5, output: 15, cachedInput: 0.25 }],
+    {
+      // $0.75 / $3.75 through 2026-12-31; Google lists $1.50 / $7.50 from 2027-01-01.
+      model: 'gemini-3.8-flash',
+      match: names('gemini-3.8-flash'),
+      price: price(0.75, 0.075, 3.75),
+      source: transcribed,
+      asOf: '2026-10-07',
     },
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    model: 'gemini-2.5-flash',
-    match: names('gemini-2.5-flash'),
-    price: price(0.3, 0.03, 2.5),
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-  {
-    model: 'gemini-2.5-flash-lite',
-    match: names('gemini-2.5-flash-lite'),
-    price: price(0.1, 0.01, 0.4),
-    source: transcribed,
-    asOf: '2026-10-07',
-  },
-]
+    {
+      model: 'gemini-3.5-flash',
+      match: names('gemini-3.5-flash'),
+      price: price(1.5, 0.15, 9),
+      source: transcribed,
+      asOf: '2026-10-07',
+    },
+    {
+      model: 'gemini-3.5-flash-lite',
+      match: names('gemini-3.5-flash-lite'),
+      price: price(0.3, 0.03, 2.5),
+      source: transcribed,
+      asOf: '2026-10-07',
+    },
+    {
+      model: 'gemini-3-flash-preview',
+      match: ['gemini-3-flash-preview', 'gemini-3-flash-preview-*'],
+      price: price(0.5, 0.05, 3),
+      source: litellm,
+      asOf: '2026-07-24',
+    },
+    {
+      model: 'gemini-3.1-flash-lite-preview',
+      match: ['gemini-3.1-flash-lite-preview', 'gemini-3.1-flash-lite-preview-*'],
+      price: price(0.25, 0.025, 1.5),
+      source: litellm,
+      asOf: '2026-07-24',
+    },
+    {
+      model: 'gemini-2.5-pro',
+      match: names('gemini-2.5-pro'),
+      price: {
+        ...price(1.25, 0.125, 10),
+        tiers: [{ aboveInputTokens: 200_000, input: 2.5, output: 15, cachedInput: 0.25 }],
+      },
+      source: transcribed,
+      asOf: '2026-10-07',
+    },
+    {
+      model: 'gemini-2.5-flash',
+      match: names('gemini-2.5-flash'),
+      price: price(0.3, 0.03, 2.5),
+      source: transcribed,
+      asOf: '2026-10-07',
+    },
+    {
+      model: 'gemini-2.5-flash-lite',
+      match: names('gemini-2.5-flash-lite'),
+      price: price(0.1, 0.01, 0.4),
+      source: transcribed,
+      asOf: '2026-10-07',
+    },
+  ]
+}
