@@ -53,6 +53,10 @@ export function picoToNano(
   micros = 1_000_000,
   rounding: 'half-up' | 'up' = 'half-up',
 ): number {
+  if (micros === 1_000_000) {
+    // No multiplier: pico-USD to nano-USD is a division by 1,000, exact in doubles.
+    return Math.floor((pico + (rounding === 'up' ? 999 : 500)) / 1000)
+  }
   const divisor = 1_000_000_000
   const add = rounding === 'up' ? divisor - 1 : divisor / 2
   const product = pico * micros

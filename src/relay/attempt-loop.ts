@@ -27,6 +27,7 @@ import {
 } from '../usage/metered-request'
 import type { TokenEstimate } from '../usage/usage-meter'
 import {
+  hasMoneyBudget,
   refusesUnpriced,
   routeCostEstimate,
   routePricing,
@@ -271,7 +272,9 @@ async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void>
   if (refusesUnpriced(runtime, routed.route, key)) throw unpricedModelError(routed.route)
   const fallbacks = routed.route.model.fallbacks
   let reserve = { estimatedTokens: routed.estimatedTokens, estimate: routed.estimate }
-  let costNano = routeCostEstimate(runtime, routed.route, key, routed.estimate)
+  // Only money budgets hold a cost: a key without one spends nothing on estimating it.
+  const budgeted = hasMoneyBudget(key)
+  let costNano = budgeted ? routeCostEstimate(runtime, routed.route, key, routed.estimate) : 0
   if (fallbacks !== undefined && fallbacks.length > 0) {
     // A fallback model may be allowed a longer output, or cost more, than the call's own: hold
     // the most.
@@ -279,7 +282,9 @@ async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void>
     for (const route of state.fallbacks) {
       const other = rerouteCall(runtime, routed, route)
       if (other.estimatedTokens > reserve.estimatedTokens) reserve = other
-      costNano = Math.max(costNano, routeCostEstimate(runtime, route, key, other.estimate))
+      if (budgeted) {
+        costNano = Math.max(costNano, routeCostEstimate(runtime, route, key, other.estimate))
+      }
     }
   }
   const estimate = costNano > 0 ? { ...reserve.estimate, costNano } : reserve.estimate

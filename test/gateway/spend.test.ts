@@ -173,6 +173,23 @@ describe('cost on every record', () => {
     expect(summary).toMatchObject({ unpricedRequests: 1, costNanoUsd: 0 })
   })
 
+  it('prices an answer without usage at the estimate it is settled with, flagged estimated', async () => {
+    const { meter } = gatewayOf()
+    const body = chatCompletion('Hi') as Record<string, unknown>
+    delete body['usage']
+    openai.answer({ kind: 'json', body })
+    await openaiSdk(keys.plain).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'x'.repeat(400) }],
+      max_tokens: 50,
+    })
+    const record = meter.records().at(-1)!
+    expect(record.estimated).toBe(true)
+    const usage = record.usage!
+    expect(usage.outputTokens).toBe(50)
+    expect(record.cost!.nanoUsd).toBe(usage.inputTokens * 150 + 50 * 600)
+  })
+
   it('switches a request whose input passes 200K tokens to the long-context tier, every token included', async () => {
     const { meter } = gatewayOf()
     anthropicAnswer = {
