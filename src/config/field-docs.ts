@@ -11,12 +11,14 @@
  */
 import { codeOnly, type FieldDoc } from './field-doc'
 import { groupFieldDocs } from './field-docs-groups'
+import { spendFieldDocs } from './field-docs-spend'
 
 export type { FieldDoc } from './field-doc'
 
 /** The description of every config field, by path. */
 export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   ...groupFieldDocs,
+  ...spendFieldDocs,
   $schema:
     'The JSON Schema of the file, for editors: `"./node_modules/model-gateway/config.schema.json"`. The gateway ignores it.',
   groupIdRouting:
