@@ -164,9 +164,13 @@ describe('GET /v1/usage', () => {
         output_tokens: 12,
         cached_input_tokens: 4,
         total_tokens: 42,
+        // A ledger that predates prices says nothing of cost: unknown, never 0.
+        cost_usd: null,
+        unpriced_requests: null,
       },
     ])
-    expect(asked).toEqual([[expect.stringMatching(/^key_/), 30]])
+    // Thirty days, or back to the 1st on the 31st (this month's spend is summed from them).
+    expect(asked).toEqual([[expect.stringMatching(/^key_/), Math.max(30, new Date().getUTCDate())]])
     const failing = { record: () => undefined, dailyUsage: () => Promise.reject(new Error('down')) }
     const down = await usageOf(buildGateway({ usageLedger: failing }).gateway, keys.main)
     expect(down).toMatchObject({ object: 'usage', daily: null })

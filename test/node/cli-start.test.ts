@@ -93,12 +93,12 @@ describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
     )
     expect(text).toContain("  keys: 1 in the config (ops sk-…WXYZ), and the database's\n")
     expect(text).toContain(
-      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 2; prefix startcheck\n`,
+      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 3; prefix startcheck\n`,
     )
     // On stderr, which may reach the test after the address line on stdout.
     await vi.waitFor(() =>
       expect(gateway.output()).toContain(
-        `model-gateway: WARNING: Redis at redis://:****@127.0.0.1:${redisPort} does not answer; serving anyway and retrying. Keys with token budgets are refused (503)`,
+        `model-gateway: WARNING: Redis at redis://:****@127.0.0.1:${redisPort} does not answer; serving anyway and retrying. Keys with token or money budgets are refused (503)`,
       ),
     )
     for (const secret of [
