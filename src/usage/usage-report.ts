@@ -1,0 +1,179 @@
+import type { UsageRecord } from './usage-meter'
+
+/** Requests and tokens over a span (and spend, where the source prices requests). */
+export type UsageTotals = {
+  requests: number
+  errorRequests: number
+  abortedRequests: number
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  totalTokens: number
+}
+
+/**
+ * Usage over a span of UTC days, from a ledger's daily rollup: per day and model, per day, per
+ * model, per key, and in all. What the console charts, in one read.
+ */
+export type UsageReport = {
+  /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
+  since: string
+  until: string
+  rows: Array<{ day: string; model: string } & UsageTotals>
+  days: Array<{ day: string } & UsageTotals>
+  models: Array<{ model: string } & UsageTotals>
+  keys: Array<{ keyId: string } & UsageTotals>
+  totals: UsageTotals
+}
+
+/** What a usage report covers: a span of UTC days, and one key or all of them. */
+export type UsageQuery = {
+  /** `YYYY-MM-DD`, UTC, inclusive. */
+  since: string
+  until: string
+  keyId?: string | undefined
+}
+
+/**
+ * Reports over a ledger's daily rollup: what the console reads. The memory ledger
+ * (`createMemoryUsageLedger`) and `createPostgresUsageReports` (`model-gateway/postgres`) are
+ * the built-in ones.
+ */
+export interface UsageReports {
+  /** Usage over the span, per day and model, per key and in all. */
+  usageReport(query: UsageQuery): Promise<UsageReport>
+  /** When each key last made a request (epoch ms), for the keys that made one. */
+  lastUsed(keyIds: readonly string[]): Promise<ReadonlyMap<string, number>>
+}
+
+/** Whether a ledger (or anything) offers reports. */
+export function hasUsageReports(value: unknown): value is UsageReports {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<UsageReports>).usageReport === 'function' &&
+    typeof (value as Partial<UsageReports>).lastUsed === 'function'
+  )
+}
+
+const totalNames = [
+  'requests',
+  'errorRequests',
+  'abortedRequests',
+  'inputTokens',
+  'outputTokens',
+  'cachedInputTokens',
+  'totalTokens',
+] as const satisfies ReadonlyArray<keyof UsageTotals>
+
+/** Totals of nothing. */
+export function emptyTotals(): UsageTotals {
+  return {
+    requests: 0,
+    errorRequests: 0,
+    abortedRequests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    totalTokens: 0,
+  }
+}
+
+/** Adds the counts of `more` into `totals`, field by field (other fields stay as they are). */
+export function addTotals<T extends UsageTotals>(totals: T, more: UsageTotals): T {
+  for (const name of totalNames) totals[name] += more[name]
+  return totals
+}
+
+/** One settled request as totals: counted once, tokens as recorded (none when unreported). */
+export function recordTotals(record: UsageRecord): UsageTotals {
+  const usage = record.usage
+  return {
+    requests: 1,
+    errorRequests: record.outcome === 'error' ? 1 : 0,
+    abortedRequests: record.outcome === 'aborted' ? 1 : 0,
+    inputTokens: usage?.inputTokens ?? 0,
+    outputTokens: usage?.outputTokens ?? 0,
+    cachedInputTokens: usage?.cachedInputTokens ?? 0,
+    totalTokens: usage?.totalTokens ?? 0,
+  }
+}
+
+/**
+ * A report built from rollup rows of one span: grouped by day, by model and by key, days and
+ * models in order, keys by tokens used (most first).
+ */
+export function reportOf(
+  since: string,
+  until: string,
+  rows: ReadonlyArray<{ keyId: string; day: string; model: string } & UsageTotals>,
+): UsageReport {
+  const byDayModel = new Map<string, { day: string; model: string } & UsageTotals>()
+  const byKey = new Map<string, { keyId: string } & UsageTotals>()
+  for (const row of rows) {
+    const { keyId, day, model, ...counts } = row
+    const dayModel = `${day}\u0000${model}`
+    addTotals(
+      getOr(byDayModel, dayModel, () => ({ day, model, ...emptyTotals() })),
+      counts,
+    )
+    addTotals(
+      getOr(byKey, keyId, () => ({ keyId, ...emptyTotals() })),
+      counts,
+    )
+  }
+  return assembleReport(since, until, [...byDayModel.values()], [...byKey.values()])
+}
+
+/**
+ * A report from its two groupings, totals per day and model and per key (as one SQL read with
+ * grouping sets gives them): days, models and the span's totals are added up from the first.
+ */
+export function assembleReport(
+  since: string,
+  until: string,
+  dayModelRows: ReadonlyArray<{ day: string; model: string } & UsageTotals>,
+  keyRows: ReadonlyArray<{ keyId: string } & UsageTotals>,
+): UsageReport {
+  const byDay = new Map<string, { day: string } & UsageTotals>()
+  const byModel = new Map<string, { model: string } & UsageTotals>()
+  const totals = emptyTotals()
+  for (const row of dayModelRows) {
+    const { day, model, ...counts } = row
+    addTotals(
+      getOr(byDay, day, () => ({ day, ...emptyTotals() })),
+      counts,
+    )
+    addTotals(
+      getOr(byModel, model, () => ({ model, ...emptyTotals() })),
+      counts,
+    )
+    addTotals(totals, counts)
+  }
+  const byText =
+    <T>(of: (item: T) => string) =>
+    (a: T, b: T) =>
+      of(a).localeCompare(of(b))
+  return {
+    since,
+    until,
+    rows: [...dayModelRows].sort(
+      (a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model),
+    ),
+    days: [...byDay.values()].sort(byText((item) => item.day)),
+    models: [...byModel.values()].sort(byText((item) => item.model)),
+    keys: [...keyRows].sort(
+      (a, b) => b.totalTokens - a.totalTokens || a.keyId.localeCompare(b.keyId),
+    ),
+    totals,
+  }
+}
+
+function getOr<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) {
+    value = make()
+    map.set(key, value)
+  }
+  return value
+}

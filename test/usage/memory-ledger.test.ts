@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest'
+import { createMemoryUsageLedger, type UsageRecord } from '../../src/index'
+
+const day = Date.parse('2026-11-20T12:00:00Z')
+const hour = 3_600_000
+
+function record(
+  keyId: string,
+  model: string,
+  startedAt: number,
+  tokens: number,
+  outcome: UsageRecord['outcome'] = 'ok',
+): UsageRecord {
+  return {
+    requestId: `r-${Math.random()}`,
+    keyId,
+    groupId: 'g',
+    providerId: 'p',
+    model,
+    upstreamModel: model,
+    route: 'chat.completions',
+    stream: false,
+    usage: {
+      inputTokens: tokens,
+      outputTokens: tokens,
+      cachedInputTokens: 1,
+      totalTokens: 2 * tokens,
+    },
+    outcome,
+    status: outcome === 'ok' ? 200 : 502,
+    startedAt,
+    durationMs: 1000,
+  }
+}
+
+describe('memory usage ledger', () => {
+  it('rolls requests up per key, UTC day (of their end) and model, and reports them', async () => {
+    let now = day
+    const ledger = createMemoryUsageLedger({ now: () => now })
+    ledger.record(record('a', 'm1', day, 10))
+    ledger.record(record('a', 'm2', day + hour, 5, 'error'))
+    ledger.record(record('b', 'm1', day + 2 * hour, 1))
+    // Started before midnight, ended after: it counts on the day it ended.
+    ledger.record(record('a', 'm1', Date.parse('2026-11-20T23:59:59.500Z'), 3))
+    now = day + 86_400_000
+    const report = await ledger.usageReport({ since: '2026-11-20', until: '2026-11-21' })
+    expect(report.days.map((row) => [row.day, row.requests, row.totalTokens])).toEqual([
+      ['2026-11-20', 3, 32],
+      ['2026-11-21', 1, 6],
+    ])
+    expect(report.models.map((row) => [row.model, row.requests, row.errorRequests])).toEqual([
+      ['m1', 3, 0],
+      ['m2', 1, 1],
+    ])
+    expect(report.keys.map((row) => [row.keyId, row.totalTokens])).toEqual([
+      ['a', 36],
+      ['b', 2],
+    ])
+    expect(report.totals).toMatchObject({ requests: 4, cachedInputTokens: 4, totalTokens: 38 })
+    const onlyB = await ledger.usageReport({ since: '2026-11-20', until: '2026-11-21', keyId: 'b' })
+    expect(onlyB.totals.requests).toBe(1)
+    expect(await ledger.dailyUsage!('a', 2)).toEqual([
+      {
+        date: '2026-11-20',
+        requests: 2,
+        inputTokens: 15,
+        outputTokens: 15,
+        cachedInputTokens: 2,
+        totalTokens: 30,
+      },
+      {
+        date: '2026-11-21',
+        requests: 1,
+        inputTokens: 3,
+        outputTokens: 3,
+        cachedInputTokens: 1,
+        totalTokens: 6,
+      },
+    ])
+    expect([...(await ledger.lastUsed(['a', 'b', 'c']))]).toEqual([
+      ['a', Date.parse('2026-11-20T23:59:59.500Z') + 1000],
+      ['b', day + 2 * hour + 1000],
+    ])
+  })
+
+  it('keeps retentionDays of history and drops older days', async () => {
+    let now = day
+    const ledger = createMemoryUsageLedger({ now: () => now, retentionDays: 2 })
+    ledger.record(record('a', 'm', day, 1))
+    now = day + 2 * 86_400_000
+    ledger.record(record('a', 'm', now, 1))
+    ledger.record(record('a', 'm', day, 1)) // too old to keep
+    const report = await ledger.usageReport({ since: '2026-11-01', until: '2026-11-30' })
+    expect(report.days.map((row) => row.day)).toEqual(['2026-11-22'])
+    expect(() => createMemoryUsageLedger({ retentionDays: 0 })).toThrow(RangeError)
+  })
+})
