@@ -1,4 +1,8 @@
 import type { KeyHasher } from './auth/hash-key'
+import type { ConfigKey } from './config/build-parts'
+import type { ConsoleConfig } from './config/schema'
+import type { UpstreamHealth } from './failover/upstream-selector'
+import type { GatewayRuntime } from './gateway-runtime'
 import type { GatewayAnswer } from './http/gateway-answer'
 import type { GatewayRequest } from './http/gateway-request'
 
@@ -19,6 +23,21 @@ export type GatewayCore = {
    * and thread-pool hop on every request.
    */
   preferKeyHash(hash: KeyHasher): void
+  /** What the console (`model-gateway/console`) reads of the gateway: never secrets. */
+  inspect(): GatewayInspection
+}
+
+/**
+ * A gateway's parts, as the console reads them: its runtime (groups, key store, meter, ledger),
+ * where it is mounted, the config's keys (hashed and masked: no plaintext key is kept), the
+ * config's `console` section (validated, `${NAME}` expanded) and the upstreams' health.
+ */
+export type GatewayInspection = {
+  runtime: GatewayRuntime
+  basePath: string | undefined
+  configKeys(): Promise<readonly ConfigKey[]>
+  console: ConsoleConfig | undefined
+  health(): Promise<readonly UpstreamHealth[]>
 }
 
 /** The core of a gateway built by `createGateway`, or `undefined` for any other handler. */

@@ -3,7 +3,7 @@ import { hashKey, type KeyHasher } from './auth/hash-key'
 import { readCredential } from './auth/credentials'
 import type { KeyStore } from './auth/key-store'
 import { maskKey } from './auth/mask-key'
-import { buildGroupRegistry, buildKeyStore } from './config/build-parts'
+import { buildGroupRegistry, buildKeyStore, hashConfigKeys } from './config/build-parts'
 import { parseGatewayConfig } from './config/parse-config'
 import type { GatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
@@ -103,7 +103,11 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   // Web Crypto unless the config or a runtime adapter (`preferKeyHash`) names a faster hash.
   let keyHash: KeyHasher = valid.hashKey ?? hashKey
   // Hashing the config's keys may be asynchronous; start it now so the first request rarely waits.
-  const keyStorePromise: Promise<KeyStore> = buildKeyStore(valid, (secret) => keyHash(secret))
+  const hash: KeyHasher = (secret) => keyHash(secret)
+  const configKeysPromise = hashConfigKeys(valid, hash)
+  const keyStorePromise: Promise<KeyStore> = configKeysPromise.then((keys) =>
+    buildKeyStore(valid, keys, hash),
+  )
   let keyStoreReady: KeyStore | undefined
   keyStorePromise.then(
     (store) => (keyStoreReady = store),
@@ -322,13 +326,20 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
   ): Promise<Response> {
     return toResponse(await handle(fromWebRequest(request), context))
   }
+  const health = async () => await selector.health()
   const core: GatewayCore = {
     handle,
     preferKeyHash(hash) {
       if (valid.hashKey === undefined) keyHash = hash
     },
+    inspect: () => ({
+      runtime,
+      basePath,
+      configKeys: () => configKeysPromise,
+      console: valid.console,
+      health,
+    }),
   }
-  const health = async () => await selector.health()
   return Object.assign(gateway, { close: lifecycle.close, health, [gatewayCoreKey]: core })
 }
 

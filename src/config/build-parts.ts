@@ -1,7 +1,8 @@
 import type { KeyHasher } from '../auth/hash-key'
 import { createCompositeKeyStore } from '../auth/composite-key-store'
 import type { KeyStore } from '../auth/key-store'
-import { createMemoryKeyStore } from '../auth/memory-key-store'
+import { createMemoryKeyStore, type HashedKey } from '../auth/memory-key-store'
+import { maskKey } from '../auth/mask-key'
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { createStaticGroupRegistry } from '../routing/static-group-registry'
 import { createHttpProvider } from '../upstream/http-provider'
@@ -60,34 +61,54 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
   }
 }
 
+/** A key of the config, hashed: what the key store holds, and the masked form listings show. */
+export type ConfigKey = HashedKey & {
+  /** `sk-…abcd` for a plaintext key, `sha256:0123abcd…` for one given by its hash. */
+  masked: string
+}
+
 /**
- * Builds the key store a config describes. Plaintext keys are hashed here and dropped: the store
- * keeps only SHA-256 hashes, and hashes each presented secret with `hash`. Hashing may be
- * asynchronous (Web Crypto), so this returns a promise that the first request awaits. With both
- * `keys` and a `keyStore` (a database), the config's keys are asked first, then the store.
+ * Hashes the config's keys. Plaintext keys are hashed here and dropped: only SHA-256 hashes and
+ * the masked form are kept. Hashing may be asynchronous (Web Crypto), hence the promise.
+ *
+ * @throws Error for two keys with the same id
  */
-export async function buildKeyStore(
+export async function hashConfigKeys(
   config: ValidGatewayConfig,
   hash: KeyHasher,
-): Promise<KeyStore> {
-  if (config.keys === undefined && config.keyStore !== undefined) return config.keyStore
+): Promise<ConfigKey[]> {
   const entries = await Promise.all((config.keys ?? []).map((entry) => hashEntry(entry, hash)))
   const ids = new Set<string>()
   for (const entry of entries) {
     if (ids.has(entry.record.id)) throw new Error(`Duplicate key id "${entry.record.id}".`)
     ids.add(entry.record.id)
   }
-  const configKeys = createMemoryKeyStore(entries, { hash })
+  return entries
+}
+
+/**
+ * Builds the key store a config describes over its hashed keys (`hashConfigKeys`): the store
+ * keeps only SHA-256 hashes, and hashes each presented secret with `hash`. With both `keys` and a
+ * `keyStore` (a database), the config's keys are asked first, then the store.
+ */
+export function buildKeyStore(
+  config: ValidGatewayConfig,
+  keys: readonly ConfigKey[],
+  hash: KeyHasher,
+): KeyStore {
+  if (config.keys === undefined && config.keyStore !== undefined) return config.keyStore
+  const configKeys = createMemoryKeyStore(keys, { hash })
   return config.keyStore === undefined
     ? configKeys
     : createCompositeKeyStore([configKeys, config.keyStore])
 }
 
-async function hashEntry(entry: KeyConfig, hashKey: KeyHasher) {
+async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKey> {
   const hash = entry.keyHash?.slice('sha256:'.length).toLowerCase() ?? (await hashKey(entry.key!))
   const id = entry.id ?? `key_${hash.slice(0, 12)}`
   return {
     hash,
+    masked: entry.key === undefined ? `sha256:${hash.slice(0, 8)}…` : maskKey(entry.key)!,
     record: {
       id,
       name: entry.name ?? id,

@@ -10,6 +10,7 @@
  * `test/config/config-reference.test.ts`.
  */
 import { codeOnly, type FieldDoc } from './field-doc'
+import { consoleFieldDocs } from './field-docs-console'
 import { groupFieldDocs } from './field-docs-groups'
 import { spendFieldDocs } from './field-docs-spend'
 
@@ -19,6 +20,7 @@ export type { FieldDoc } from './field-doc'
 export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   ...groupFieldDocs,
   ...spendFieldDocs,
+  ...consoleFieldDocs,
   $schema:
     'The JSON Schema of the file, for editors: `"./node_modules/model-gateway/config.schema.json"`. The gateway ignores it.',
   groupIdRouting:

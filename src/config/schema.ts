@@ -16,6 +16,7 @@ import { checkAlways } from '../internal/check-always'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import { buildStateConfigSchema } from './state-schema'
 import { buildCorsSchema } from './cors-schema'
+import { buildConsoleSchema } from './console-schema'
 import { crossFieldChecks } from './cross-checks'
 import { buildSpendSchemas } from './spend-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
@@ -243,6 +244,8 @@ function buildConfigSchemas() {
       forwardHeaders: z._default(z.array(headerName), () => [...defaultForwardHeaders]),
       /** Browser apps: which origins may call the gateway (off when absent). */
       cors: z.optional(buildCorsSchema()),
+      /** The web console (`model-gateway/console`): validated here, served by `createConsole`. */
+      console: z.optional(buildConsoleSchema()),
       groups: z.optional(z.array(group)),
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
       keys: z.optional(z.array(keyEntry)),
@@ -302,6 +305,9 @@ export type GatewayConfig = AcceptReadonly<z.input<ConfigSchemas['gatewayConfigS
 
 /** The config after validation and defaults. */
 export type ValidGatewayConfig = z.output<ConfigSchemas['gatewayConfigSchema']>
+
+/** The `console` section of a config, after validation. */
+export type ConsoleConfig = NonNullable<ValidGatewayConfig['console']>
 
 /** The `state` section of a config, after validation. */
 export type StateConfig = z.output<ConfigSchemas['stateConfigSchema']>
