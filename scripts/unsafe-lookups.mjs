@@ -41,7 +41,9 @@ export function findUnsafeLookups(fileNames, options, host) {
         checkIn(node, checker, report)
       else if (ts.isCallExpression(node) && isStringCall(node) && node.arguments.length === 1)
         checkToString(node.arguments[0], checker, report, 'String(…)')
-      else if (ts.isTemplateSpan(node)) checkToString(node.expression, checker, report, '`${…}`')
+      // A tagged template's tag gets the values themselves (htm builds elements of them), not text.
+      else if (ts.isTemplateSpan(node) && !ts.isTaggedTemplateExpression(node.parent.parent))
+        checkToString(node.expression, checker, report, '`${…}`')
       ts.forEachChild(node, visit)
     }
     visit(file)

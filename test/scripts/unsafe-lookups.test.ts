@@ -39,6 +39,15 @@ describe('the lookup lint (npm run lint)', () => {
     expect(problems).toHaveLength(4)
   })
 
+  it('leaves the values of a tagged template alone: the tag gets them, not their text', () => {
+    const problems = problemsIn(`
+      declare function html(strings: TemplateStringsArray, ...values: unknown[]): unknown
+      export function view(props: unknown) { return html\`<p>\${props}</p>\` }
+      export function text(props: unknown) { return \`<p>\${props}</p>\` }
+    `)
+    expect(problems).toEqual([expect.stringMatching(/^4: `\$\{…\}` of `props`/)])
+  })
+
   it('accepts Maps, literal keys, own-key checks, primitives and marked lines', () => {
     const problems = problemsIn(`
       const table = new Map<string, string>([['a', 'b']])
