@@ -56,6 +56,17 @@ export default defineConfig([
     dts: { entry: { 'node/index': 'src/node/index.ts' } },
   },
   {
+    // The web console: its page and assets are strings in the bundle (scripts/build-console.mjs
+    // writes them before tsup runs), so it reads no file at run time on any runtime.
+    entry: { 'console/index': 'src/console/index.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    external: ['model-gateway'],
+    noExternal: bundled,
+  },
+  {
     // The Redis usage meter: Web APIs only, over a client the user brings (no driver imported).
     entry: { 'redis/index': 'src/redis/index.ts' },
     format: ['esm', 'cjs'],

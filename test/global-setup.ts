@@ -12,7 +12,12 @@ const outputs = [
   'dist/postgres/index.js',
   'dist/redis/index.js',
   'dist/redis/index.cjs',
+  'dist/console/index.js',
 ]
+// The console page's bundle (scripts/build-console.mjs), which tests import from src/ and tsup
+// builds into dist/console.
+const consoleAssets = 'src/console/generated/ui-assets.ts'
+const consoleInputs = ['src/console/ui', 'src/console/guide', 'scripts/build-console.mjs']
 const inputs = ['src', 'package.json', 'tsup.config.ts']
 
 /**
@@ -20,14 +25,19 @@ const inputs = ['src', 'package.json', 'tsup.config.ts']
  * example tests run the package as users get it, not the TypeScript sources.
  */
 export default function setup(): void {
+  const assets = oldest([join(repoRoot, consoleAssets)])
+  if (assets === undefined || assets < newest(consoleInputs.map((path) => join(repoRoot, path)))) {
+    run([join(repoRoot, 'scripts', 'build-console.mjs')], 'The console page build')
+  }
   const built = oldest(outputs.map((path) => join(repoRoot, path)))
   const changed = newest(inputs.map((path) => join(repoRoot, path)))
   if (built !== undefined && built >= changed) return
-  const tsup = join(repoRoot, 'node_modules', 'tsup', 'dist', 'cli-default.js')
-  const result = spawnSync(process.execPath, [tsup], { cwd: repoRoot, encoding: 'utf8' })
-  if (result.status !== 0) {
-    throw new Error(`The tsup build failed:\n${result.stdout}\n${result.stderr}`)
-  }
+  run([join(repoRoot, 'node_modules', 'tsup', 'dist', 'cli-default.js')], 'The tsup build')
+}
+
+function run(args: string[], what: string): void {
+  const result = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`${what} failed:\n${result.stdout}\n${result.stderr}`)
 }
 
 /** The oldest modification time of the files, or `undefined` if one is missing. */

@@ -1,0 +1,107 @@
+import type { LimitState } from '../../usage/usage-meter'
+import type { UsageReport, UsageTotals } from '../../usage/usage-report'
+import { baseAddress, seesEveryKey, type ConsoleRequest } from '../server/context'
+import { listDirectory, type ConsoleKey, type DirectoryKey } from '../server/key-directory'
+import { organisationPanel } from './organisation'
+import { currentPeriods, usageReportsOf } from './usage-source'
+
+/** A key's row on the keys page: the key, its usage today, this month and in all, its limits. */
+export type KeyRow = ConsoleKey & {
+  usage: { today: UsageTotals | null; month: UsageTotals | null; lifetime: MeterTotals | null }
+  /** The state of each limit the meter enforces for the key (budgets with what is used). */
+  limitStates: LimitState[]
+  /** Epoch ms of the key's last request, when known. */
+  lastUsedAt: number | null
+}
+
+type MeterTotals = {
+  requests: number
+  totalTokens: number
+  inputTokens: number
+  outputTokens: number
+}
+
+/**
+ * `GET <mount>/api/keys`: the keys page in one answer — the base address, every key the user may
+ * see with its usage today and this month (two reads of the ledger's rollup for all keys, not one
+ * per key), its last use and limits, and for admins and viewers the organisation's panel.
+ */
+export async function listKeysPage(call: ConsoleRequest) {
+  const { deps, user } = call
+  const { today, monthStart } = currentPeriods(deps.now())
+  let entries = await listDirectory(deps)
+  if (user.role === 'key') entries = entries.filter((entry) => entry.key.id === user.keyId)
+  const keyId = user.role === 'key' ? user.keyId : undefined
+  const reports = usageReportsOf(deps)
+  const [todayReport, monthReport, lastUsed, lifetimes] = await Promise.all([
+    reports?.usageReport({ since: today, until: today, keyId }),
+    reports?.usageReport({ since: monthStart, until: today, keyId }),
+    reports?.lastUsed(entries.map((entry) => entry.key.id)),
+    Promise.all(entries.map((entry) => meterSummary(call, entry))),
+  ])
+  const rows: KeyRow[] = entries.map((entry, index) => ({
+    ...entry.key,
+    usage: {
+      today: totalsOf(todayReport, entry.key.id, reports !== undefined),
+      month: totalsOf(monthReport, entry.key.id, reports !== undefined),
+      lifetime: lifetimes[index]?.totals ?? null,
+    },
+    limitStates: lifetimes[index]?.limits ?? [],
+    lastUsedAt: lastUsed?.get(entry.key.id) ?? null,
+  }))
+  return {
+    baseUrl: baseAddress(deps, call.url),
+    canEdit: user.role === 'admin' && deps.keys !== undefined,
+    store: deps.keys?.kind ?? null,
+    usageSource: reports === undefined ? 'meter' : 'ledger',
+    periods: { today, monthStart },
+    /** The groups a key may be given (admins' forms). */
+    groups: (await deps.gateway.runtime.registry.list()).map((group) => group.id),
+    keys: rows,
+    organisation: seesEveryKey(user) ? await organisationPanel(deps, monthReport, today) : null,
+  }
+}
+
+function totalsOf(
+  report: UsageReport | undefined,
+  keyId: string,
+  known: boolean,
+): UsageTotals | null {
+  if (!known) return null
+  const found = report?.keys.find((row) => row.keyId === keyId)
+  if (found === undefined) {
+    return {
+      requests: 0,
+      errorRequests: 0,
+      abortedRequests: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      totalTokens: 0,
+    }
+  }
+  const { keyId: _id, ...totals } = found
+  return totals
+}
+
+/** The meter's totals and limit states of an active key; a failing meter leaves them unknown. */
+async function meterSummary(call: ConsoleRequest, entry: DirectoryKey) {
+  if (entry.key.status !== 'active') return undefined
+  try {
+    const summary = await call.deps.gateway.runtime.meter.summary(entry.record.id, {
+      limits: entry.record.limits,
+      quotaTokens: entry.record.quota?.tokens,
+    })
+    return {
+      totals: {
+        requests: summary.requests,
+        totalTokens: summary.totalTokens,
+        inputTokens: summary.inputTokens,
+        outputTokens: summary.outputTokens,
+      },
+      limits: [...(summary.limits ?? [])],
+    }
+  } catch {
+    return undefined
+  }
+}

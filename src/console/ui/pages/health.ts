@@ -1,0 +1,55 @@
+import { html } from 'htm/preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../api'
+import type { PageProps } from '../app'
+import { Loading } from '../components'
+import { when } from '../format'
+
+type Health = {
+  checkedAt: number
+  upstreams: Array<{
+    group: string
+    upstream: string
+    state: 'healthy' | 'failing' | 'recovering'
+    summary: string
+    inFlight: number
+    maxConcurrent: number | null
+    keys: Array<{ masked: string; status: string }>
+  }>
+}
+
+/** Each upstream's health, in words. */
+export function HealthPage(_props: PageProps) {
+  const [health, setHealth] = useState<Health | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const load = () =>
+    api<Health>('/health').then(setHealth, (failure: Error) => setError(failure.message))
+  useEffect(() => {
+    void load()
+  }, [])
+  if (health === null) return html`<${Loading} error=${error} />`
+  return html`<p class="section-head">
+      <span class="muted">As of ${when(health.checkedAt)}.</span>
+      <button type="button" onClick=${load}>Refresh</button>
+    </p>
+    <ul class="health">
+      ${health.upstreams.map(
+        (upstream) =>
+          html`<li class=${`card ${upstream.state}`}>
+            <h2>
+              <span class=${`status ${upstream.state}`}>${upstream.state}</span>
+              ${upstream.upstream} <small class="muted">group ${upstream.group}</small>
+            </h2>
+            <p>${upstream.summary}</p>
+            ${upstream.maxConcurrent === null ? null : html`<p class="muted">At most ${upstream.maxConcurrent} at once.</p>`}
+            ${
+              upstream.keys.length === 0
+                ? null
+                : html`<ul class="pool">
+                    ${upstream.keys.map((key) => html`<li><code>${key.masked}</code>: ${key.status}</li>`)}
+                  </ul>`
+            }
+          </li>`,
+      )}
+    </ul>`
+}

@@ -1,0 +1,230 @@
+import { html } from 'htm/preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../api'
+import type { PageProps } from '../app'
+import { BarChart } from '../chart'
+import { Loading, Notice } from '../components'
+import { count, short } from '../format'
+
+type Totals = {
+  requests: number
+  errorRequests?: number
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  totalTokens: number
+}
+
+type UsageAnswer =
+  | {
+      source: 'ledger'
+      keys: Array<{ id: string; name: string }>
+      report: {
+        since: string
+        until: string
+        days: Array<{ day: string } & Totals>
+        models: Array<{ model: string } & Totals>
+        keys: Array<{ keyId: string } & Totals>
+        totals: Totals
+      }
+    }
+  | {
+      source: 'meter'
+      keys: Array<{ id: string; name: string }>
+      totals: Array<{ keyId: string } & Totals>
+    }
+
+const dayMs = 86_400_000
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** Every day of a span, so that days without requests show as empty bars. */
+function spanDays(since: string, until: string): string[] {
+  const days: string[] = []
+  for (let at = Date.parse(since); at <= Date.parse(until); at += dayMs) days.push(isoDay(at))
+  return days
+}
+
+function TotalsTable(props: {
+  caption: string
+  head: string
+  rows: Array<{ label: string } & Totals>
+}) {
+  return html`<table class="totals">
+    <caption>
+      ${props.caption}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">${props.head}</th>
+        <th scope="col">Requests</th>
+        <th scope="col">Input</th>
+        <th scope="col">Output</th>
+        <th scope="col">Cached input</th>
+        <th scope="col">Total tokens</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${props.rows.map(
+        (row) =>
+          html`<tr>
+            <th scope="row" data-label=${props.head}>${row.label}</th>
+            <td data-label="Requests">${count(row.requests)}</td>
+            <td data-label="Input">${count(row.inputTokens)}</td>
+            <td data-label="Output">${count(row.outputTokens)}</td>
+            <td data-label="Cached input">${count(row.cachedInputTokens)}</td>
+            <td data-label="Total tokens">${count(row.totalTokens)}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`
+}
+
+/** Usage: tokens per day (a chart), per model and per key, over a span of at most 92 days. */
+export function UsagePage(props: PageProps) {
+  const today = isoDay(Date.now())
+  const [since, setSince] = useState(isoDay(Date.parse(today) - 29 * dayMs))
+  const [until, setUntil] = useState(today)
+  const [keyId, setKeyId] = useState('')
+  const [data, setData] = useState<UsageAnswer | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const staff = props.session.user.role !== 'key'
+
+  const load = (from = since, to = until, key = keyId) => {
+    const query = new URLSearchParams({ since: from, until: to })
+    if (key !== '') query.set('key', key)
+    api<UsageAnswer>(`/usage?${query.toString()}`).then(
+      (answer) => {
+        setData(answer)
+        setError(null)
+      },
+      (failure: Error) => setError(failure.message),
+    )
+  }
+  useEffect(() => load(), [])
+  const lastDays = (days: number) => {
+    const from = isoDay(Date.parse(today) - (days - 1) * dayMs)
+    setSince(from)
+    setUntil(today)
+    load(from, today)
+  }
+  const names = new Map((data?.keys ?? []).map((key) => [key.id, key.name]))
+
+  return html`<form
+      class="card range"
+      onSubmit=${(event: Event) => {
+        event.preventDefault()
+        load()
+      }}
+    >
+      <div class="field">
+        <label for="since">From (UTC day)</label
+        ><input
+          id="since"
+          type="date"
+          value=${since}
+          max=${until}
+          onInput=${(event: Event) => setSince((event.target as HTMLInputElement).value)}
+        />
+      </div>
+      <div class="field">
+        <label for="until">To</label
+        ><input
+          id="until"
+          type="date"
+          value=${until}
+          max=${today}
+          onInput=${(event: Event) => setUntil((event.target as HTMLInputElement).value)}
+        />
+      </div>
+      ${
+        staff
+          ? html`<div class="field">
+              <label for="usage-key">Key</label>
+              <select
+                id="usage-key"
+                value=${keyId}
+                onChange=${(event: Event) => setKeyId((event.target as HTMLSelectElement).value)}
+              >
+                <option value="">All keys</option>
+                ${(data?.keys ?? []).map((key) => html`<option value=${key.id}>${key.name}</option>`)}
+              </select>
+            </div>`
+          : null
+      }
+      <div class="actions">
+        <button type="submit" class="primary">Show</button>
+        <button type="button" onClick=${() => lastDays(7)}>7 days</button>
+        <button type="button" onClick=${() => lastDays(30)}>30 days</button>
+        <button type="button" onClick=${() => lastDays(90)}>90 days</button>
+      </div>
+      <small>At most 92 days at a time.</small>
+    </form>
+    <${Notice} kind="error" text=${data === null ? null : error} />
+    ${
+      data === null
+        ? html`<${Loading} error=${error} />`
+        : data.source === 'meter'
+          ? html`<p class="muted">
+                This gateway keeps no usage history (no usage ledger): these are the meter's totals
+                per key since it started.
+              </p>
+              <${TotalsTable}
+                caption="Usage per key"
+                head="Key"
+                rows=${data.totals.map((row) => ({ ...row, label: names.get(row.keyId) ?? row.keyId }))}
+              />`
+          : data.report.totals.requests === 0
+            ? html`<p data-testid="no-usage">
+                No requests from ${data.report.since} to
+                ${data.report.until}${keyId === '' ? '' : ' with this key'}.
+              </p>`
+            : html`<dl class="figures">
+                  <div>
+                    <dt>Requests</dt>
+                    <dd data-testid="total-requests">${count(data.report.totals.requests)}</dd>
+                  </div>
+                  <div>
+                    <dt>Input tokens</dt>
+                    <dd>${short(data.report.totals.inputTokens)}</dd>
+                  </div>
+                  <div>
+                    <dt>Output tokens</dt>
+                    <dd>${short(data.report.totals.outputTokens)}</dd>
+                  </div>
+                  <div>
+                    <dt>Total tokens</dt>
+                    <dd data-testid="total-tokens">${count(data.report.totals.totalTokens)}</dd>
+                  </div>
+                </dl>
+                <${BarChart}
+                  title=${`Tokens per day, ${data.report.since} to ${data.report.until}`}
+                  legend=${['input tokens', 'output tokens']}
+                  bars=${spanDays(data.report.since, data.report.until).map((day) => {
+                    const found = data.report.days.find((row) => row.day === day)
+                    return {
+                      label: day,
+                      parts: [found?.inputTokens ?? 0, found?.outputTokens ?? 0],
+                    }
+                  })}
+                />
+                <${TotalsTable}
+                  caption="Per day"
+                  head="Day"
+                  rows=${data.report.days.map((row) => ({ ...row, label: row.day }))}
+                />
+                <${TotalsTable}
+                  caption="Per model"
+                  head="Model"
+                  rows=${data.report.models.map((row) => ({ ...row, label: row.model }))}
+                />
+                ${
+                  staff
+                    ? html`<${TotalsTable}
+                        caption="Per key"
+                        head="Key"
+                        rows=${data.report.keys.map((row) => ({ ...row, label: names.get(row.keyId) ?? row.keyId }))}
+                      />`
+                    : null
+                }`
+    }`
+}
