@@ -52,12 +52,7 @@ export type {
   UsageRecord,
 } from './usage/usage-meter'
 export type { DailyUsage, UsageLedger } from './usage/usage-ledger'
-export type {
-  UsageQuery,
-  UsageReport,
-  UsageReports,
-  UsageTotals,
-} from './usage/usage-report'
+export type { UsageQuery, UsageReport, UsageReports, UsageTotals } from './usage/usage-report'
 export { createMemoryUsageLedger } from './usage/memory-usage-ledger'
 export type { MemoryUsageLedger, MemoryUsageLedgerOptions } from './usage/memory-usage-ledger'
 export { createMemoryUsageMeter } from './usage/memory-usage-meter'
