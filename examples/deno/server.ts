@@ -1,4 +1,5 @@
 import { createGateway, type GatewayConfig } from 'model-gateway'
+import { createConsole, withConsole } from 'model-gateway/console'
 import config from '../gateway.config.json' with { type: 'json' }
 
 const gateway = createGateway(config as GatewayConfig)
@@ -10,5 +11,6 @@ Deno.serve(
     onListen: ({ hostname, port }: Deno.NetAddr) =>
       console.log(`model-gateway listening on http://${hostname}:${port}`),
   },
-  gateway,
+  // The config's "console" section: the console under /console, the API everywhere else.
+  withConsole(gateway, createConsole(gateway)),
 )

@@ -15,6 +15,8 @@ import { packageVersion } from './package-version'
 import { startSummary } from './start-summary'
 import { demoBanner } from './demo-banner'
 import { readConfigFile } from './read-config-file'
+import { buildConsole, consoleParts, planConsole, type ConsolePlan } from './cli-console'
+import type { ConsoleHandler } from '../console/create-console'
 
 /** The database commands, by name. */
 const commands = new Map([
@@ -71,11 +73,15 @@ async function serve(argv: readonly string[]): Promise<number> {
     return 1
   }
   const env = (config as { env?: Record<string, unknown> }).env ?? process.env
+  let consolePlan: ConsolePlan | undefined
   let gateway
+  let consoleHandler: ConsoleHandler | undefined
   try {
+    consolePlan = planConsole(config as object, env, args.printDemo)
     gateway = await createGatewayWithState(
       {
         ...(config as object),
+        ...consoleParts(consolePlan),
         // node:http relays with about a third less CPU per request than the global fetch
         // (docs/decisions/0002-node-upstream-transport.md).
         fetch: createNodeFetch(),
@@ -84,6 +90,7 @@ async function serve(argv: readonly string[]): Promise<number> {
       } as GatewayConfig,
       { migrate: !args.noMigrate },
     )
+    if (consolePlan !== undefined) consoleHandler = buildConsole(gateway, consolePlan)
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       console.error(`model-gateway: ${path}\n${error.message}`)
@@ -105,7 +112,11 @@ async function serve(argv: readonly string[]): Promise<number> {
   })
   for (const line of summary.lines) console.log(line)
   for (const warning of summary.warnings) console.error(`model-gateway: ${warning}`)
-  const served = await serveGateway(gateway, { port: args.port, host: args.host })
+  const served = await serveGateway(gateway, {
+    port: args.port,
+    host: args.host,
+    console: consoleHandler,
+  })
   let stopping = false
   const stop = (signal: string) => {
     // A second signal means "now": exit without waiting for the drain.
@@ -135,7 +146,10 @@ async function serve(argv: readonly string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
   console.log(`model-gateway listening on ${served.url}`)
-  if (args.printDemo) console.log(demoBanner(config, served.url))
+  if (consoleHandler !== undefined) {
+    console.log(`model-gateway console on ${served.url}${consoleHandler.path}/`)
+  }
+  if (args.printDemo) console.log(demoBanner(config, served.url, consolePlan?.demoToken))
   return -1
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 export { toNodeHandler } from './to-node-handler'
-export type { NodeHandler } from './to-node-handler'
+export type { MountedHandler, NodeHandler } from './to-node-handler'
 export { serveGateway } from './serve'
 export type { ServeOptions, ServedGateway } from './serve'
 export { createNodeFetch } from './node-fetch'

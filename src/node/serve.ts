@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { GatewayFetch } from '../gateway'
-import { toNodeHandler } from './to-node-handler'
+import { toNodeHandler, type MountedHandler } from './to-node-handler'
 
 /** Where to listen, and how long a client may take to send its request. */
 export type ServeOptions = {
@@ -14,6 +14,11 @@ export type ServeOptions = {
    * stream may run for as long as the gateway's own limits allow.
    */
   requestTimeoutMs?: number
+  /**
+   * A handler served beside the gateway for the paths it `handles`: the console of
+   * `model-gateway/console` (`createConsole(gateway)`). Every other request goes to the gateway.
+   */
+  console?: MountedHandler | undefined
 }
 
 /**
@@ -53,7 +58,7 @@ export function serveGateway(
       // most 10 % late (Node's default of 30 s would let a short limit run several times over).
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 10))),
     },
-    toNodeHandler(handler),
+    toNodeHandler(handler, { console: options.console }),
   )
   server.keepAliveTimeout = 65_000
   return new Promise((resolve, reject) => {

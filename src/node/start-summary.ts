@@ -31,7 +31,7 @@ const keysShown = 5
  * that does not answer. Nothing secret is printed: keys as `sk-…abcd`, URLs without passwords.
  */
 export function startSummary(facts: StartFacts): { lines: string[]; warnings: string[] } {
-  const config = (facts.config ?? {}) as { groups?: unknown; keys?: unknown }
+  const config = (facts.config ?? {}) as { groups?: unknown; keys?: unknown; console?: unknown }
   const lines = [
     `model-gateway ${facts.version} (Node ${process.version}), config ${facts.configPath}`,
   ]
@@ -42,6 +42,7 @@ export function startSummary(facts: StartFacts): { lines: string[]; warnings: st
     )
   }
   lines.push(`  keys: ${keysOf(config.keys, facts.stateConfig?.postgres !== undefined)}`)
+  if (config.console !== undefined) lines.push(`  console: ${consoleOf(config.console)}`)
   const { stateConfig: state, state: connected } = facts
   const warnings: string[] = []
   if (state?.redis === undefined && state?.postgres === undefined) {
@@ -117,4 +118,18 @@ function keysOf(keys: unknown, database: boolean): string {
   if (entries.length > keysShown) shown.push(`+${entries.length - keysShown} more`)
   const fromConfig = `${entries.length} in the config${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`
   return database ? `${fromConfig}, and the database's` : fromConfig
+}
+
+function consoleOf(section: unknown): string {
+  const { path, adminTokens, viewerTokens, keyLogin } = section as {
+    path?: unknown
+    adminTokens?: unknown
+    viewerTokens?: unknown
+    keyLogin?: unknown
+  }
+  const count = (tokens: unknown, what: string) => {
+    const n = Array.isArray(tokens) ? tokens.length : 0
+    return `${n} ${what} token${n === 1 ? '' : 's'}`
+  }
+  return `${typeof path === 'string' ? path : '/console'} (${count(adminTokens, 'admin')}, ${count(viewerTokens, 'viewer')}, key holders ${keyLogin === true ? 'may' : 'may not'} sign in)`
 }

@@ -5,6 +5,18 @@ import { nodeHashKey } from './node-hash-key'
 import { ClientGone, toGatewayRequest, toWebRequest } from './node-request'
 import { writeAnswer } from './write-answer'
 
+/** A handler mounted under a path of its own, such as the console of `model-gateway/console`. */
+export type MountedHandler = ((request: Request, context?: object) => Promise<Response>) & {
+  /** Whether a request path is this handler's. */
+  handles(pathname: string): boolean
+}
+
+/** The path of a request target (`/v1/models?x` → `/v1/models`). */
+function pathOf(target: string): string {
+  const end = target.search(/[?#]/)
+  return end < 0 ? target : target.slice(0, end)
+}
+
 /** A Node `http` request listener that is also Express middleware. */
 export type NodeHandler = (
   request: IncomingMessage,
@@ -30,12 +42,28 @@ export type NodeHandler = (
  * - A body already parsed by `express.json()` is used as it is; mount the gateway before body
  *   parsers to keep the client's bytes.
  * - Keys are hashed with `node:crypto`, synchronously, unless the config names its own `hashKey`.
+ * - Any other handler (the console) gets `{ remoteAddress }`, the socket's, as its second argument.
+ * - With `console` (`createConsole(gateway)`), requests under its path go to it, the rest to the
+ *   gateway, which keeps its fast path.
  *
  * @example
  * http.createServer(toNodeHandler(createGateway(config))).listen(8787)
+ * http.createServer(toNodeHandler(gateway, { console: createConsole(gateway) })).listen(8787)
  * app.use('/v1', toNodeHandler(gateway))
  */
-export function toNodeHandler(handler: GatewayFetch): NodeHandler {
+export function toNodeHandler(
+  handler: GatewayFetch,
+  options: { console?: MountedHandler | undefined } = {},
+): NodeHandler {
+  const mounted = options.console
+  if (mounted !== undefined) {
+    const toGateway = toNodeHandler(handler)
+    const toMounted = toNodeHandler(mounted)
+    return (request, response, next) => {
+      if (mounted.handles(pathOf(request.url ?? '/'))) toMounted(request, response, next)
+      else toGateway(request, response, next)
+    }
+  }
   const core = coreOf(handler)
   core?.preferKeyHash(nodeHashKey)
   return (request, response, next) => {
@@ -83,7 +111,10 @@ async function serve(
   response.once('close', () => {
     if (!response.writableFinished) controller.abort()
   })
-  const webResponse = await handler(toWebRequest(request, controller.signal))
+  // The socket's address, for handlers that limit by client (the console's sign-in limiter).
+  const webResponse = await handler(toWebRequest(request, controller.signal), {
+    remoteAddress: request.socket.remoteAddress,
+  })
   // The rest of a body the gateway did not read would only hold the connection: close it once the
   // answer is written, rather than read (or stall on) what may be hundreds of megabytes.
   if (!request.complete) response.setHeader('connection', 'close')

@@ -6,6 +6,8 @@ import { runtimeBin, spawnRuntime, type RunningExample } from '../helpers/spawn-
 const demoKey = 'sk-demo-local-only-0123456789'
 const model = 'demo-echo'
 const hostNode = `Node ${process.versions.node.split('.')[0]}`
+// The admin token the example config's console reads (`${CONSOLE_ADMIN_TOKEN}`).
+const consoleToken = 'console-admin-token-for-the-runtime-tests'
 
 type Example = { name: string; command: () => string; args: string[] }
 
@@ -51,7 +53,12 @@ describe.each(examples)('$name', ({ name, command, args }) => {
   const text = `hello from the ${name.split(' ')[0]} example`
 
   beforeAll(async () => {
-    example = await spawnRuntime({ command: command(), args, startupTimeoutMs: 30_000 })
+    example = await spawnRuntime({
+      command: command(),
+      args,
+      env: { CONSOLE_ADMIN_TOKEN: consoleToken },
+      startupTimeoutMs: 30_000,
+    })
     client = new OpenAI({
       apiKey: demoKey,
       baseURL: `${example.url}/v1`,
@@ -87,5 +94,32 @@ describe.each(examples)('$name', ({ name, command, args }) => {
 
     expect(deltas.join('')).toBe(`You said: ${text}`)
     expect(deltas.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('serves the console: its page under a strict CSP, its embedded assets, sign-in and keys', async () => {
+    const base = `${example!.url}/console`
+    const page = await fetch(`${base}/`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    const html = await page.text()
+    const script = /src="(\/console\/assets\/app\.[0-9a-f]+\.js)"/.exec(html)?.[1]
+    expect(script).toBeDefined()
+    const asset = await fetch(`${example!.url}${script}`)
+    expect(asset.headers.get('content-type')).toContain('text/javascript')
+    expect((await asset.text()).length).toBeGreaterThan(10_000)
+
+    const signIn = await fetch(`${base}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: example!.url },
+      body: JSON.stringify({ secret: consoleToken }),
+    })
+    expect(signIn.status).toBe(200)
+    const cookie = signIn.headers.getSetCookie()[0]!
+    expect(cookie).toMatch(/HttpOnly/)
+    expect(cookie).toMatch(/SameSite=Strict/)
+    const keys = await fetch(`${base}/api/keys`, { headers: { cookie: cookie.split(';')[0]! } })
+    const body = (await keys.json()) as { baseUrl: string; keys: Array<{ masked: string }> }
+    expect(body.baseUrl).toBe(example!.url)
+    expect(body.keys.map((key) => key.masked)).toEqual(['sk-…6789'])
   })
 })

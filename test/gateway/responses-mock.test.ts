@@ -15,6 +15,8 @@ const demo = JSON.parse(
 const meter = createMemoryUsageMeter()
 const gateway = createGateway({
   ...demo,
+  // The demo's console section reads its admin token from here (the console is not mounted).
+  env: { CONSOLE_ADMIN_TOKEN: 'console-admin-token-0123456789' },
   groups: demo.groups!.map((group) => ({
     ...group,
     upstreams: group.upstreams.map((upstream) => ({ ...upstream, chunkDelayMs: 0 })),

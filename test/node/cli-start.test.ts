@@ -37,12 +37,10 @@ describe('model-gateway --version', () => {
 
 describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
   it('names the version, each group with its upstreams and models, the keys masked, and the state', async () => {
-    const gateway = await serveCli([
-      '--config',
-      join(repoRoot, 'examples/gateway.config.json'),
-      '--port',
-      '0',
-    ])
+    const gateway = await serveCli(
+      ['--config', join(repoRoot, 'examples/gateway.config.json'), '--port', '0'],
+      { CONSOLE_ADMIN_TOKEN: 'console-admin-token-0123456789' },
+    )
     served.push(gateway)
     const text = beforeListening(gateway.output())
     expect(text).toContain(
@@ -50,6 +48,7 @@ describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
         '  group demo (openai → mock): demo-echo, fast → demo-echo\n' +
         '  group demo-responses (openai → mock): demo-responses\n' +
         '  keys: 1 in the config (demo sk-…6789)\n' +
+        '  console: /console (1 admin token, 0 viewer tokens, key holders may not sign in)\n' +
         '  state: this process only (no "state"): usage and limits are not shared, a restart forgets usage\n',
     )
     // Without --print-demo, the key is never printed whole.

@@ -24,6 +24,12 @@ const worker = new Miniflare({
   // A bare name: Miniflare resolves module paths against the cwd and rejects ones outside it.
   modules: [{ type: 'ESModule', path: 'worker.js', contents: bundle.outputFiles[0].text }],
   compatibilityDate: '2025-09-01',
+  // The worker's `env`: the variables the example config reads (`${CONSOLE_ADMIN_TOKEN}`).
+  bindings: Object.fromEntries(
+    ['CONSOLE_ADMIN_TOKEN'].flatMap((name) =>
+      process.env[name] === undefined ? [] : [[name, process.env[name]]],
+    ),
+  ),
   host: '127.0.0.1',
   port: Number(process.env.PORT ?? 8787),
 })
