@@ -1,5 +1,5 @@
 import { hashKey } from '../auth/hash-key'
-import type { KeyRecord, KeyStore } from '../auth/key-store'
+import type { KeyRecord, KeyStore, MoneyBudget } from '../auth/key-store'
 import { timingSafeEqual } from '../auth/timing-safe-equal'
 import { generateDatabaseKey, publicIdOf, displayKey } from '../postgres/key-format'
 import {
@@ -37,6 +37,7 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
     ...stored,
     groups: stored.groups === undefined ? undefined : [...stored.groups],
     limits: { ...stored.limits },
+    budget: stored.budget.map((budget) => ({ ...budget })),
   })
 
   return {
@@ -72,6 +73,8 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
         groups: valid.groups,
         quotaTokens: valid.quotaTokens,
         limits: { ...valid.limits },
+        budget: budgetList(valid.budget),
+        priceMultiplier: valid.priceMultiplier,
         expiresAt: toDate(valid.expiresAt),
         revokedAt: undefined,
         createdAt: at,
@@ -97,6 +100,10 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
           else if (value !== undefined) stored.limits[limit] = value
         }
       }
+      if (valid.budget !== undefined) stored.budget = budgetList(valid.budget)
+      if (valid.priceMultiplier !== undefined) {
+        stored.priceMultiplier = valid.priceMultiplier ?? undefined
+      }
       if (valid.expiresAt !== undefined) stored.expiresAt = toDate(valid.expiresAt ?? undefined)
       stored.updatedAt = new Date(now())
       return copy(stored)
@@ -109,6 +116,14 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
       return copy(entry.stored)
     },
   }
+}
+
+/** Budgets as a key keeps them: a list, one per period (`null` clears them all). */
+function budgetList(
+  budget: MoneyBudget | readonly MoneyBudget[] | null | undefined,
+): MoneyBudget[] {
+  if (budget === undefined || budget === null) return []
+  return (Array.isArray(budget) ? budget : [budget]).map((item: MoneyBudget) => ({ ...item }))
 }
 
 function toDate(value: Date | string | undefined): Date | undefined {

@@ -1,26 +1,10 @@
 import type { DailyUsage } from '../usage/usage-ledger'
+import type { UsageTotals } from '../usage/usage-report'
 import type { PostgresOptions } from './client'
 import { resolveTables } from './tables'
 
-/** Requests, tokens and spend over a span. */
-export type UsageTotals = {
-  requests: number
-  errorRequests: number
-  abortedRequests: number
-  inputTokens: number
-  outputTokens: number
-  cachedInputTokens: number
-  cacheWriteInputTokens: number
-  cacheWrite1hInputTokens: number
-  reasoningTokens: number
-  totalTokens: number
-  /** What the priced requests were charged, nano-USD (10⁻⁹ USD). */
-  costNanoUsd: number
-  /** The same at list price, before any `priceMultiplier`. */
-  listCostNanoUsd: number
-  /** Requests on models without a price (and every request before schema version 3). */
-  unpricedRequests: number
-}
+/** Requests, tokens and spend over a span (the core's type, read from the rollup here). */
+export type { UsageTotals }
 
 /**
  * A key's usage from the daily rollup: per UTC day and model, per model over the span, the span's

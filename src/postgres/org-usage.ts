@@ -1,34 +1,19 @@
 import type { PostgresOptions } from './client'
-import {
-  groupTotals,
-  readTotals,
-  reportSpan,
-  sumTotals,
-  usageSums,
-  type UsageTotals,
-} from './key-usage'
+import type { UsageReport } from '../usage/usage-report'
+import { groupTotals, readTotals, reportSpan, sumTotals, usageSums } from './key-usage'
 import { resolveTables } from './tables'
 
 /**
  * The organisation's usage and spend across every key over a span of UTC days: per day and model,
- * per day, per model, per key, and in all.
+ * per day, per model, per key, and in all (the core's `UsageReport`).
  */
-export type OrganisationUsageReport = {
-  /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
-  since: string
-  until: string
-  rows: Array<{ day: string; model: string } & UsageTotals>
-  days: Array<{ day: string } & UsageTotals>
-  models: Array<{ model: string } & UsageTotals>
-  keys: Array<{ keyId: string } & UsageTotals>
-  totals: UsageTotals
-}
+export type OrganisationUsageReport = UsageReport
 
 /**
  * Spend and usage across all keys, per UTC day and per model, from the daily rollup (a few rows
  * per key and day, never the ledger itself): what `model-gateway usage` prints, and what a console
- * charts. The span defaults to the last 30 days, today included. Rows still queued on running
- * instances (at most their flush interval) are not in it yet.
+ * charts. The span defaults to the last 30 days, today included; `keyId` narrows it to one key.
+ * Rows still queued on running instances (at most their flush interval) are not in it yet.
  *
  * @example
  * const report = await organisationUsage({ client: pool }, { since: new Date('2026-11-01') })
@@ -36,22 +21,25 @@ export type OrganisationUsageReport = {
  */
 export async function organisationUsage(
   options: PostgresOptions,
-  span: { since?: Date; until?: Date; now?: () => number } = {},
+  span: { since?: Date; until?: Date; now?: () => number; keyId?: string } = {},
 ): Promise<OrganisationUsageReport> {
   const tables = resolveTables(options)
   const { since, until } = reportSpan(span)
+  // One key's share, with `keyId`: the same report, as a console shows a key holder.
+  const oneKey = span.keyId === undefined ? '' : ' AND key_id = $3'
+  const params = span.keyId === undefined ? [since, until] : [since, until, span.keyId]
   const [byDayModel, byKey] = await Promise.all([
     options.client.query(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${usageSums} FROM ${tables.daily}
-       WHERE day BETWEEN $1::date AND $2::date
+       WHERE day BETWEEN $1::date AND $2::date${oneKey}
        GROUP BY day, model ORDER BY day, model`,
-      [since, until],
+      params,
     ),
     options.client.query(
       `SELECT key_id, ${usageSums} FROM ${tables.daily}
-       WHERE day BETWEEN $1::date AND $2::date
+       WHERE day BETWEEN $1::date AND $2::date${oneKey}
        GROUP BY key_id ORDER BY sum(cost_nano) DESC, key_id`,
-      [since, until],
+      params,
     ),
   ])
   const rows = byDayModel.rows.map((row) => ({

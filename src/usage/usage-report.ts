@@ -1,6 +1,6 @@
 import type { UsageRecord } from './usage-meter'
 
-/** Requests and tokens over a span (and spend, where the source prices requests). */
+/** Requests, tokens and spend over a span. */
 export type UsageTotals = {
   requests: number
   errorRequests: number
@@ -8,7 +8,16 @@ export type UsageTotals = {
   inputTokens: number
   outputTokens: number
   cachedInputTokens: number
+  cacheWriteInputTokens: number
+  cacheWrite1hInputTokens: number
+  reasoningTokens: number
   totalTokens: number
+  /** What the priced requests were charged, nano-USD (10⁻⁹ USD). */
+  costNanoUsd: number
+  /** The same at list price, before any `priceMultiplier`. */
+  listCostNanoUsd: number
+  /** Requests on models without a price (their spend is unknown, never 0). */
+  unpricedRequests: number
 }
 
 /**
@@ -63,7 +72,13 @@ const totalNames = [
   'inputTokens',
   'outputTokens',
   'cachedInputTokens',
+  'cacheWriteInputTokens',
+  'cacheWrite1hInputTokens',
+  'reasoningTokens',
   'totalTokens',
+  'costNanoUsd',
+  'listCostNanoUsd',
+  'unpricedRequests',
 ] as const satisfies ReadonlyArray<keyof UsageTotals>
 
 /** Totals of nothing. */
@@ -75,7 +90,13 @@ export function emptyTotals(): UsageTotals {
     inputTokens: 0,
     outputTokens: 0,
     cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    cacheWrite1hInputTokens: 0,
+    reasoningTokens: 0,
     totalTokens: 0,
+    costNanoUsd: 0,
+    listCostNanoUsd: 0,
+    unpricedRequests: 0,
   }
 }
 
@@ -85,9 +106,14 @@ export function addTotals<T extends UsageTotals>(totals: T, more: UsageTotals): 
   return totals
 }
 
-/** One settled request as totals: counted once, tokens as recorded (none when unreported). */
+/**
+ * One settled request as totals: counted once, tokens as recorded (none when unreported), its
+ * cost when its model is priced, else counted as unpriced (a record of a meter that predates
+ * prices, with no `cost` at all, is neither).
+ */
 export function recordTotals(record: UsageRecord): UsageTotals {
   const usage = record.usage
+  const cost = record.cost
   return {
     requests: 1,
     errorRequests: record.outcome === 'error' ? 1 : 0,
@@ -95,13 +121,19 @@ export function recordTotals(record: UsageRecord): UsageTotals {
     inputTokens: usage?.inputTokens ?? 0,
     outputTokens: usage?.outputTokens ?? 0,
     cachedInputTokens: usage?.cachedInputTokens ?? 0,
+    cacheWriteInputTokens: usage?.cacheWriteInputTokens ?? 0,
+    cacheWrite1hInputTokens: usage?.cacheWrite1hInputTokens ?? 0,
+    reasoningTokens: usage?.reasoningTokens ?? 0,
     totalTokens: usage?.totalTokens ?? 0,
+    costNanoUsd: cost?.nanoUsd ?? 0,
+    listCostNanoUsd: cost?.listNanoUsd ?? 0,
+    unpricedRequests: cost === null ? 1 : 0,
   }
 }
 
 /**
- * A report built from rollup rows of one span: grouped by day, by model and by key, days and
- * models in order, keys by tokens used (most first).
+ * A report built from rollup rows of one span: grouped by day, by model and by key; days in
+ * order, models and keys by spend (most first), then by name — as `organisationUsage` orders them.
  */
 export function reportOf(
   since: string,
@@ -161,9 +193,11 @@ export function assembleReport(
       (a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model),
     ),
     days: [...byDay.values()].sort(byText((item) => item.day)),
-    models: [...byModel.values()].sort(byText((item) => item.model)),
+    models: [...byModel.values()].sort(
+      (a, b) => b.costNanoUsd - a.costNanoUsd || a.model.localeCompare(b.model),
+    ),
     keys: [...keyRows].sort(
-      (a, b) => b.totalTokens - a.totalTokens || a.keyId.localeCompare(b.keyId),
+      (a, b) => b.costNanoUsd - a.costNanoUsd || a.keyId.localeCompare(b.keyId),
     ),
     totals,
   }

@@ -299,17 +299,28 @@ describe('console API: usage, models, health', () => {
     const today = new Date().toISOString().slice(0, 10)
     const answer = await client.call('GET', `/usage?since=${today}&until=${today}`)
     expect(answer.data.source).toBe('ledger')
+    type Row = { requests: number; costNanoUsd: number; unpricedRequests: number }
     const report = answer.data.report as {
-      days: Array<{ day: string; requests: number }>
-      models: Array<{ model: string; requests: number }>
-      keys: Array<{ keyId: string; requests: number }>
-      totals: { requests: number; totalTokens: number }
+      days: Array<{ day: string } & Row>
+      models: Array<{ model: string } & Row>
+      keys: Array<{ keyId: string } & Row>
+      totals: { totalTokens: number } & Row
     }
     expect(report.days).toEqual([expect.objectContaining({ day: today, requests: 3 })])
-    expect(report.models.map((row) => [row.model, row.requests])).toEqual([
-      ['echo-1', 2],
-      ['sonnet', 1],
+    // Models by spend: the priced one first; the unpriced one's requests counted apart, never $0.
+    expect(
+      report.models.map((row) => [
+        row.model,
+        row.requests,
+        row.costNanoUsd > 0,
+        row.unpricedRequests,
+      ]),
+    ).toEqual([
+      ['sonnet', 1, true, 0],
+      ['echo-1', 2, false, 2],
     ])
+    expect(report.totals.costNanoUsd).toBe(report.models[0]!.costNanoUsd)
+    expect(report.totals.unpricedRequests).toBe(2)
     expect(Object.fromEntries(report.keys.map((row) => [row.keyId, row.requests]))).toEqual({
       'key-demo': 2,
       'key-other': 1,

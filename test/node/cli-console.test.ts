@@ -122,9 +122,13 @@ describe('the CLI serves the console', { timeout: 60_000 }, () => {
       },
       { timeout: 5000 },
     )
-    const usage = await client.call('GET', '/usage')
+    const usage = await client.call('GET', `/usage?key=${row.id}`)
     expect(usage.data.source).toBe('ledger')
     expect((usage.data.report as { totals: { requests: number } }).totals.requests).toBe(1)
+    const lastUsed = (
+      (await client.call('GET', '/keys')).data.keys as Array<{ lastUsedAt: number }>
+    )[0]!.lastUsedAt
+    expect(Date.now() - lastUsed).toBeLessThan(60_000)
 
     await client.call('POST', `/keys/${row.id}/revoke`, {})
     await vi.waitFor(

@@ -24,6 +24,9 @@ function record(
       inputTokens: tokens,
       outputTokens: tokens,
       cachedInputTokens: 1,
+      cacheWriteInputTokens: 0,
+      cacheWrite1hInputTokens: 0,
+      reasoningTokens: 0,
       totalTokens: 2 * tokens,
     },
     outcome,
@@ -80,6 +83,40 @@ describe('memory usage ledger', () => {
     expect([...(await ledger.lastUsed(['a', 'b', 'c']))]).toEqual([
       ['a', Date.parse('2026-11-20T23:59:59.500Z') + 1000],
       ['b', day + 2 * hour + 1000],
+    ])
+  })
+
+  it('adds up spend, list spend and unpriced requests (never $0 for an unpriced model)', async () => {
+    const ledger = createMemoryUsageLedger({ now: () => day })
+    const price = {
+      model: 'm',
+      input: 1,
+      output: 2,
+      cachedInput: 1,
+      cacheWrite: 1,
+      cacheWrite1h: 1,
+      multiplier: 1.5,
+      source: 'test',
+    }
+    ledger.record({
+      ...record('a', 'priced', day, 10),
+      cost: { nanoUsd: 1500, listNanoUsd: 1000, price },
+    })
+    ledger.record({
+      ...record('a', 'priced', day, 10),
+      cost: { nanoUsd: 300, listNanoUsd: 200, price },
+    })
+    ledger.record({ ...record('a', 'unpriced', day, 10), cost: null })
+    const report = await ledger.usageReport({ since: '2026-11-20', until: '2026-11-20' })
+    expect(report.totals).toMatchObject({
+      requests: 3,
+      costNanoUsd: 1800,
+      listCostNanoUsd: 1200,
+      unpricedRequests: 1,
+    })
+    expect(report.models.map((row) => [row.model, row.costNanoUsd, row.unpricedRequests])).toEqual([
+      ['priced', 1800, 0],
+      ['unpriced', 0, 1],
     ])
   })
 

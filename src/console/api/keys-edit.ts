@@ -6,7 +6,15 @@ import { findKey, fromStored } from '../server/key-directory'
 import type { KeyAdmin } from '../key-admin'
 
 /** The fields a key may be created or edited with from the console. */
-const editable = ['name', 'groups', 'quotaTokens', 'limits', 'expiresAt'] as const
+const editable = [
+  'name',
+  'groups',
+  'quotaTokens',
+  'limits',
+  'budget',
+  'priceMultiplier',
+  'expiresAt',
+] as const
 
 /**
  * `POST <mount>/api/keys` (admins): creates a key. The answer carries its secret, this once; the
@@ -20,7 +28,10 @@ export async function createKeyCall(call: ConsoleRequest, body: Record<string, u
   return { key, row: fromStored(stored, admin.kind, call.deps.now()).key }
 }
 
-/** `PATCH <mount>/api/keys/<id>` (admins): changes limits, groups, expiry, name; `null` clears. */
+/**
+ * `PATCH <mount>/api/keys/<id>` (admins): changes limits, money budgets (replaced whole), price
+ * multiplier, groups, expiry, name; `null` clears.
+ */
 export async function updateKeyCall(
   call: ConsoleRequest,
   id: string,

@@ -1,5 +1,6 @@
 import type { LimitState } from '../../usage/usage-meter'
-import type { UsageReport, UsageTotals } from '../../usage/usage-report'
+import { emptyTotals, type UsageReport, type UsageTotals } from '../../usage/usage-report'
+import { moneyBudgetsOf } from '../../usage/key-limits'
 import { baseAddress, seesEveryKey, type ConsoleRequest } from '../server/context'
 import { listDirectory, type ConsoleKey, type DirectoryKey } from '../server/key-directory'
 import { organisationPanel } from './organisation'
@@ -8,7 +9,10 @@ import { currentPeriods, usageReportsOf } from './usage-source'
 /** A key's row on the keys page: the key, its usage today, this month and in all, its limits. */
 export type KeyRow = ConsoleKey & {
   usage: { today: UsageTotals | null; month: UsageTotals | null; lifetime: MeterTotals | null }
-  /** The state of each limit the meter enforces for the key (budgets with what is used). */
+  /**
+   * The state of each limit the meter enforces for the key, budgets with what is used; money
+   * budgets (`usdPerDay`, `usdPerMonth`, `usdLifetime`) count nano-USD.
+   */
   limitStates: LimitState[]
   /** Epoch ms of the key's last request, when known. */
   lastUsedAt: number | null
@@ -58,7 +62,9 @@ export async function listKeysPage(call: ConsoleRequest) {
     /** The groups a key may be given (admins' forms). */
     groups: (await deps.gateway.runtime.registry.list()).map((group) => group.id),
     keys: rows,
-    organisation: seesEveryKey(user) ? await organisationPanel(deps, monthReport, today) : null,
+    organisation: seesEveryKey(user)
+      ? await organisationPanel(deps, { today: todayReport, month: monthReport }, today)
+      : null,
   }
 }
 
@@ -69,17 +75,7 @@ function totalsOf(
 ): UsageTotals | null {
   if (!known) return null
   const found = report?.keys.find((row) => row.keyId === keyId)
-  if (found === undefined) {
-    return {
-      requests: 0,
-      errorRequests: 0,
-      abortedRequests: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cachedInputTokens: 0,
-      totalTokens: 0,
-    }
-  }
+  if (found === undefined) return emptyTotals()
   const { keyId: _id, ...totals } = found
   return totals
 }
@@ -88,9 +84,11 @@ function totalsOf(
 async function meterSummary(call: ConsoleRequest, entry: DirectoryKey) {
   if (entry.key.status !== 'active') return undefined
   try {
+    const budgets = moneyBudgetsOf(entry.record.budget)
     const summary = await call.deps.gateway.runtime.meter.summary(entry.record.id, {
       limits: entry.record.limits,
       quotaTokens: entry.record.quota?.tokens,
+      ...(budgets === undefined ? {} : { budgets }),
     })
     return {
       totals: {
@@ -98,6 +96,8 @@ async function meterSummary(call: ConsoleRequest, entry: DirectoryKey) {
         totalTokens: summary.totalTokens,
         inputTokens: summary.inputTokens,
         outputTokens: summary.outputTokens,
+        costNanoUsd: summary.costNanoUsd ?? null,
+        unpricedRequests: summary.unpricedRequests ?? null,
       },
       limits: [...(summary.limits ?? [])],
     }

@@ -1,13 +1,22 @@
 import { modelEntryProfile } from '../../models/match-profile'
 import type { ReasoningControl } from '../../models/profile'
 import { keyMayUseGroup } from '../../routing/resolve-route'
+import type { KeyRecord } from '../../auth/key-store'
+import { listedPricing } from '../../pricing/listed-price'
+import { routePricing } from '../../pricing/route-price'
 import type { ConsoleRequest } from '../server/context'
 import { findKey } from '../server/key-directory'
+
+/** The key prices are shown for to admins and viewers: no multiplier of its own. */
+const noKey: KeyRecord = { id: '' }
 
 /**
  * `GET <mount>/api/models`: the model catalogue, by group — every model the signed-in user may
  * call (a key holder: their key's groups), with its call names, protocol, upstream model, limits
- * and capabilities from the model profiles, and fallbacks.
+ * and capabilities from the model profiles, its price per 1M tokens with where it comes from and
+ * as of when (`null`: unpriced), and fallbacks. Prices are the ones `GET /v1/models` lists: a key
+ * holder sees what their key is charged (the group's and key's multipliers applied), admins and
+ * viewers the list price with the group's multiplier.
  */
 export async function modelsCall(call: ConsoleRequest) {
   const runtime = call.deps.gateway.runtime
@@ -36,12 +45,26 @@ export async function modelsCall(call: ConsoleRequest) {
             reasoning: describeReasoning(profile.reasoning),
             structuredOutput: profile.structuredOutput,
           },
+          price: priceOf(routePricing(runtime, { group, model }, record ?? noKey)),
           fallbacks: [...(model.fallbacks ?? [])],
         }
       }),
     })
   }
   return { groupIdRouting: runtime.groupIdRouting, groups }
+}
+
+/** A model's price as listed, with its source and date, or `null` for an unpriced model. */
+function priceOf(pricing: ReturnType<typeof routePricing>) {
+  const listed = listedPricing(pricing, 'camel')
+  if (listed === undefined || pricing.price === undefined) return null
+  return {
+    ...listed,
+    multiplier: pricing.multiplier,
+    row: pricing.price.model,
+    source: pricing.price.source,
+    asOf: pricing.price.asOf ?? null,
+  }
 }
 
 /** How a model reasons, in words. */

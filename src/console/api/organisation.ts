@@ -1,40 +1,83 @@
+import { nanoToUsd } from '../../pricing/price-units'
 import type { UsageReport, UsageTotals } from '../../usage/usage-report'
 import type { ConsoleDeps } from '../server/context'
 import { usageReportsOf } from './usage-source'
 
-/** The organisation's panel on the keys page: this month's usage, and its budget or balance. */
+/**
+ * The organisation's panel on the keys page: today's and this month's usage and spend (all
+ * keys), the budget with what is spent and left of it, and the prepaid balance with what is left.
+ * `null` parts are not configured; spend is `null` where no ledger reports it.
+ */
 export type OrganisationPanel = {
+  today: UsageTotals | null
   month: UsageTotals | null
-  budget: { usd: number; per: 'day' | 'month' } | null
-  balance: { usd: number; since?: string; asOf?: string } | null
+  budget: {
+    usd: number
+    per: 'day' | 'month'
+    spentUsd: number | null
+    leftUsd: number | null
+  } | null
+  balance:
+    | { usd: number; since: string; spentUsd: number | null; leftUsd: number | null }
+    | { usd: number; asOf: string | null; leftUsd: number }
+    | null
 }
 
 /**
- * The organisation's usage this month (all keys), with the budget or prepaid balance the
- * operator supplies. Admins and viewers see it; key holders never do (the spec's "organisation
- * balance is viewed in the console", not through a key).
+ * The organisation's usage and spend (all keys), against the budget or prepaid balance the
+ * operator supplies. Admins and viewers see it; key holders never do (the spec: "the organisation
+ * balance is viewed in the console", not through a key). A balance callback that fails is logged
+ * and the panel shows no balance rather than failing the page.
  */
 export async function organisationPanel(
   deps: ConsoleDeps,
-  monthReport: UsageReport | undefined,
-  _today: string,
+  reports: { today: UsageReport | undefined; month: UsageReport | undefined },
+  today: string,
 ): Promise<OrganisationPanel> {
   const options = deps.organisation
-  const balance = options?.balance
-  let supplied: OrganisationPanel['balance'] = null
-  if (typeof balance === 'function') {
+  const source = usageReportsOf(deps)
+  const spent = (report: UsageReport | undefined) =>
+    report === undefined ? null : nanoToUsd(report.totals.costNanoUsd)
+  const left = (usd: number, used: number | null) => (used === null ? null : round(usd - used))
+
+  let budget: OrganisationPanel['budget'] = null
+  if (options?.budgetUsd !== undefined) {
+    const per = options.budgetPer ?? 'month'
+    const used = spent(per === 'day' ? reports.today : reports.month)
+    budget = { usd: options.budgetUsd, per, spentUsd: used, leftUsd: left(options.budgetUsd, used) }
+  }
+
+  let balance: OrganisationPanel['balance'] = null
+  const supplied = options?.balance
+  if (typeof supplied === 'function') {
     try {
-      supplied = await balance()
+      const answer = await supplied()
+      balance = { usd: answer.usd, asOf: answer.asOf ?? null, leftUsd: answer.usd }
     } catch (error) {
       console.error('[model-gateway] console: the organisation balance callback failed:', error)
     }
-  } else if (balance !== undefined) supplied = { usd: balance.usd, since: balance.since }
-  return {
-    month: usageReportsOf(deps) === undefined ? null : (monthReport?.totals ?? null),
-    budget:
-      options?.budgetUsd === undefined
-        ? null
-        : { usd: options.budgetUsd, per: options.budgetPer ?? 'month' },
-    balance: supplied,
+  } else if (supplied !== undefined) {
+    const since =
+      supplied.since > today
+        ? undefined
+        : await source?.usageReport({ since: supplied.since, until: today })
+    const used = supplied.since > today ? 0 : spent(since)
+    balance = {
+      usd: supplied.usd,
+      since: supplied.since,
+      spentUsd: used,
+      leftUsd: left(supplied.usd, used),
+    }
   }
+  return {
+    today: source === undefined ? null : (reports.today?.totals ?? null),
+    month: source === undefined ? null : (reports.month?.totals ?? null),
+    budget,
+    balance,
+  }
+}
+
+/** USD to the nano-dollar, without float noise. */
+function round(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9
 }

@@ -56,6 +56,8 @@ export async function usageCall(call: ConsoleRequest) {
         outputTokens: summary.outputTokens,
         cachedInputTokens: summary.cachedInputTokens,
         totalTokens: summary.totalTokens,
+        costNanoUsd: summary.costNanoUsd ?? null,
+        unpricedRequests: summary.unpricedRequests ?? null,
       }
     }),
   )

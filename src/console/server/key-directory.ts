@@ -1,4 +1,5 @@
-import type { KeyLimits, KeyRecord } from '../../auth/key-store'
+import type { KeyLimits, KeyRecord, MoneyBudget } from '../../auth/key-store'
+import { moneyBudgetsOf } from '../../usage/key-limits'
 import type { StoredKey } from '../../postgres/stored-key'
 import { toKeyRecord } from '../../postgres/stored-key'
 import type { ConsoleDeps } from './context'
@@ -16,6 +17,10 @@ export type ConsoleKey = {
   expiresAt: string | null
   quotaTokens: number | null
   limits: KeyLimits
+  /** Money budgets, one per period (USD). */
+  budget: MoneyBudget[]
+  /** × the price of every request (after the group's); `null` is 1. */
+  priceMultiplier: number | null
   createdAt: string | null
 }
 
@@ -77,6 +82,8 @@ function describe(
     expiresAt: record.expiresAt?.toISOString() ?? null,
     quotaTokens: record.quota?.tokens ?? null,
     limits: { ...record.limits },
+    budget: (moneyBudgetsOf(record.budget) ?? []).map((budget) => ({ ...budget })),
+    priceMultiplier: record.priceMultiplier ?? null,
     createdAt: createdAt?.toISOString() ?? null,
   }
 }

@@ -12,7 +12,10 @@ export function BarChart(props: {
   title: string
   bars: readonly Bar[]
   legend: readonly string[]
+  /** How a value reads on the axis and in tooltips (default: a short count). */
+  format?: (value: number) => string
 }) {
+  const format = props.format ?? short
   const width = 720
   const height = 220
   const pad = { left: 48, right: 8, top: 12, bottom: 28 }
@@ -25,7 +28,8 @@ export function BarChart(props: {
   const barWidth = Math.max(2, step * 0.7)
   const y = (value: number) => pad.top + plotHeight - (value / max) * plotHeight
   const ticks = [0, max / 2, max]
-  const tickText = (value: number) => (Number.isInteger(value) ? short(value) : value.toFixed(1))
+  const tickText = (value: number) =>
+    props.format !== undefined || Number.isInteger(value) ? format(value) : value.toFixed(1)
   const labelEvery = Math.ceil(props.bars.length / 8)
   return html`<figure class="chart">
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${props.title}>
@@ -50,7 +54,7 @@ export function BarChart(props: {
               y=${top}
               height=${Math.max(0, y(base) - top)}
             >
-              <title>${bar.label}: ${short(part)} ${props.legend[partIndex] ?? ''}</title>
+              <title>${bar.label}: ${format(part)} ${props.legend[partIndex] ?? ''}</title>
             </rect>`
             base += part
             return rect

@@ -64,6 +64,7 @@ export function Field(props: {
   hint?: string
   placeholder?: string
   min?: string
+  step?: string
   required?: boolean
   autocomplete?: string
 }) {
@@ -76,6 +77,7 @@ export function Field(props: {
       value=${props.value}
       placeholder=${props.placeholder}
       min=${props.min}
+      step=${props.step}
       required=${props.required}
       autocomplete=${props.autocomplete ?? 'off'}
       aria-describedby=${hintId}

@@ -13,10 +13,14 @@ export function short(value: number | null | undefined): string {
 
 /** USD from nano-USD: `$0.0123`, more digits for small amounts. */
 export function usd(nano: number | null | undefined): string {
-  if (nano === null || nano === undefined) return '—'
-  const dollars = nano / 1e9
-  const digits = dollars !== 0 && Math.abs(dollars) < 0.01 ? 6 : 2
-  return `$${dollars.toFixed(digits)}`
+  return nano === null || nano === undefined ? '—' : dollars(nano / 1e9)
+}
+
+/** An amount in USD: `$12.50`; amounts under a cent keep their significant digits (`$0.000123`). */
+export function dollars(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—'
+  if (value === 0 || Math.abs(value) >= 0.01) return `$${value.toFixed(2)}`
+  return `$${Number(value.toPrecision(3)).toFixed(9).replace(/0+$/, '')}`
 }
 
 /** An instant as a UTC date and time: `2026-11-26 14:03 UTC`. */
@@ -45,5 +49,13 @@ const limitNames = new Map(
     tokensPerDay: 'tokens/day',
     tokensPerMonth: 'tokens/month',
     quota: 'tokens in all',
+    usdPerDay: 'per day',
+    usdPerMonth: 'per month',
+    usdLifetime: 'in all',
   }),
 )
+
+/** Whether a limit counts money (its numbers are nano-USD). */
+export function isMoneyLimit(name: string): boolean {
+  return name.startsWith('usd')
+}

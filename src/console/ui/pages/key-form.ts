@@ -1,7 +1,7 @@
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { Field, Notice } from '../components'
-import { limitFields, type KeyRow } from './keys-types'
+import { budgetPeriods, limitFields, type KeyRow, type MoneyBudget } from './keys-types'
 
 /** The form's text fields, by name (a Map: names are looked up from the limit list). */
 type Values = ReadonlyMap<string, string>
@@ -13,12 +13,28 @@ function initialValues(key: KeyRow | undefined): Values {
     ['expiresAt', key?.expiresAt?.slice(0, 10) ?? ''],
   ])
   for (const [name] of limitFields) values.set(name, key?.limits[name]?.toString() ?? '')
+  for (const [per] of budgetPeriods) {
+    values.set(`budget-${per}`, key?.budget.find((item) => item.per === per)?.usd.toString() ?? '')
+  }
+  const alertAt = key?.budget.find((item) => item.alertAt !== undefined)?.alertAt
+  values.set('alertAt', alertAt === undefined ? '' : String(Math.round(alertAt * 100)))
+  values.set('priceMultiplier', key?.priceMultiplier?.toString() ?? '')
   return values
 }
 
+/** A positive decimal, or an error naming what was typed. */
+function decimal(text: string, what: string): number {
+  const value = Number(text)
+  if (text === '' || !Number.isFinite(value) || value < 0) {
+    throw new Error(`${what}: "${text}" is not an amount.`)
+  }
+  return value
+}
+
 /**
- * The create and edit form of a key: name, groups, limits, lifetime quota and expiry. On edit,
- * only what changed is sent, and an emptied field clears its setting (`null`).
+ * The create and edit form of a key: name, groups, limits, lifetime quota, money budgets (per
+ * day, month, in all, with an alert threshold), price multiplier and expiry. On edit, only what
+ * changed is sent, and an emptied field clears its setting (`null`); budgets go whole.
  */
 export function KeyForm(props: {
   groups: readonly string[]
@@ -71,6 +87,28 @@ export function KeyForm(props: {
         if (value !== undefined) limits[limit] = value
       }
       if (Object.keys(limits).length > 0) body.limits = limits
+      const budgetNames = [...budgetPeriods.map(([per]) => `budget-${per}`), 'alertAt']
+      if (budgetNames.some((name) => text(name).trim() !== (initial.get(name) ?? ''))) {
+        const alert = text('alertAt').trim()
+        const alertAt = alert === '' ? undefined : decimal(alert, 'Alert at') / 100
+        const budget: MoneyBudget[] = []
+        for (const [per, label] of budgetPeriods) {
+          const entered = text(`budget-${per}`).trim()
+          if (entered === '') continue
+          budget.push({
+            usd: decimal(entered, label),
+            per,
+            ...(alertAt === undefined ? {} : { alertAt }),
+          })
+        }
+        if (budget.length > 0) body.budget = budget
+        else if (editing !== undefined) body.budget = null
+      }
+      const multiplier = text('priceMultiplier').trim()
+      if (multiplier !== (initial.get('priceMultiplier') ?? '')) {
+        if (multiplier !== '') body.priceMultiplier = decimal(multiplier, 'Price multiplier')
+        else if (editing !== undefined) body.priceMultiplier = null
+      }
       const expires = text('expiresAt')
       if (editing === undefined ? expires !== '' : expires !== initial.get('expiresAt')) {
         body.expiresAt = expires === '' ? null : `${expires}T00:00:00Z`
@@ -136,6 +174,38 @@ export function KeyForm(props: {
         value=${text('quotaTokens')}
         onInput=${set('quotaTokens')}
         hint="Empty: unlimited."
+      />
+      ${budgetPeriods.map(
+        ([per, label]) =>
+          html`<${Field}
+            id=${`${prefix}-budget-${per}`}
+            label=${label}
+            type="number"
+            min="0"
+            step="any"
+            value=${text(`budget-${per}`)}
+            onInput=${set(`budget-${per}`)}
+            hint="Empty: no budget. Requests past it get 429 budget_exceeded."
+          />`,
+      )}
+      <${Field}
+        id=${`${prefix}-alertAt`}
+        label="Alert at (% of each budget)"
+        type="number"
+        min="1"
+        value=${text('alertAt')}
+        onInput=${set('alertAt')}
+        hint="Empty: no alert."
+      />
+      <${Field}
+        id=${`${prefix}-priceMultiplier`}
+        label="Price multiplier"
+        type="number"
+        min="0"
+        step="any"
+        value=${text('priceMultiplier')}
+        onInput=${set('priceMultiplier')}
+        hint="× the price of every request (a margin). Empty: 1."
       />
       <${Field}
         id=${`${prefix}-expiresAt`}

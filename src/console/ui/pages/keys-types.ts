@@ -1,10 +1,14 @@
-/** A key's totals over a span. */
+/** A key's totals over a span; spend in nano-USD (`null` where no ledger reports it). */
 export type Totals = {
   requests: number
   inputTokens: number
   outputTokens: number
   totalTokens: number
+  costNanoUsd: number | null
+  unpricedRequests: number | null
 }
+
+export type MoneyBudget = { usd: number; per: 'day' | 'month' | 'lifetime'; alertAt?: number }
 
 export type LimitState = {
   name: string
@@ -25,6 +29,8 @@ export type KeyRow = {
   expiresAt: string | null
   quotaTokens: number | null
   limits: Record<string, number>
+  budget: MoneyBudget[]
+  priceMultiplier: number | null
   createdAt: string | null
   usage: { today: Totals | null; month: Totals | null; lifetime: Totals | null }
   limitStates: LimitState[]
@@ -40,9 +46,18 @@ export type KeysPageData = {
   periods: { today: string; monthStart: string }
   keys: KeyRow[]
   organisation: {
+    today: Totals | null
     month: Totals | null
-    budget: { usd: number; per: 'day' | 'month' } | null
-    balance: { usd: number; since?: string; asOf?: string } | null
+    budget: {
+      usd: number
+      per: 'day' | 'month'
+      spentUsd: number | null
+      leftUsd: number | null
+    } | null
+    balance:
+      | { usd: number; since: string; spentUsd: number | null; leftUsd: number | null }
+      | { usd: number; asOf: string | null; leftUsd: number }
+      | null
   } | null
 }
 
@@ -54,4 +69,11 @@ export const limitFields = [
   ['concurrency', 'Requests at once'],
   ['tokensPerDay', 'Tokens per UTC day'],
   ['tokensPerMonth', 'Tokens per UTC month'],
+] as const
+
+/** The periods a key's money budget may have, in the order the form shows them. */
+export const budgetPeriods = [
+  ['day', 'Budget per UTC day (USD)'],
+  ['month', 'Budget per UTC month (USD)'],
+  ['lifetime', 'Budget in all (USD)'],
 ] as const

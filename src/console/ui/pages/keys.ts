@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
 import type { PageProps } from '../app'
 import { CodeBlock, CopyButton, Loading, Notice } from '../components'
-import { count, day, limitWords, short, when } from '../format'
+import { count, day, dollars, isMoneyLimit, limitWords, short, usd, when } from '../format'
 import { KeyForm } from './key-form'
 import type { KeyRow, KeysPageData, Totals } from './keys-types'
 
@@ -25,17 +25,24 @@ function BaseAddress(props: { baseUrl: string }) {
 
 function usageText(totals: Totals | null): string {
   if (totals === null) return '—'
-  return `${count(totals.requests)} req · ${short(totals.totalTokens)} tok`
+  const spend =
+    totals.costNanoUsd === null || totals.costNanoUsd === undefined
+      ? ''
+      : ` · ${usd(totals.costNanoUsd)}${totals.unpricedRequests ? ` + ${totals.unpricedRequests} unpriced` : ''}`
+  return `${count(totals.requests)} req · ${short(totals.totalTokens)} tok${spend}`
 }
 
+/** A key's limits and budgets, with what is used of each where the meter says. */
 function limitsText(key: KeyRow): string[] {
   const parts: string[] = []
   for (const state of key.limitStates) {
     const words = limitWords(state.name)
+    const money = isMoneyLimit(state.name)
+    const amount = (value: number) => (money ? usd(value) : short(value))
     parts.push(
       state.used === undefined
-        ? `${count(state.limit)} ${words}`
-        : `${short(state.used)} of ${short(state.limit)} ${words}`,
+        ? `${money ? usd(state.limit) : count(state.limit)} ${words}`
+        : `${amount(state.used)} of ${amount(state.limit)} ${words}`,
     )
   }
   if (parts.length === 0) {
@@ -43,7 +50,9 @@ function limitsText(key: KeyRow): string[] {
       parts.push(`${count(value)} ${limitWords(name)}`)
     }
     if (key.quotaTokens !== null) parts.push(`${count(key.quotaTokens)} ${limitWords('quota')}`)
+    for (const budget of key.budget) parts.push(`${dollars(budget.usd)} per ${budget.per}`)
   }
+  if (key.priceMultiplier !== null) parts.push(`price × ${key.priceMultiplier}`)
   return parts.length === 0 ? ['none'] : parts
 }
 
@@ -69,7 +78,7 @@ function KeyRowView(props: {
     </td>
     <td data-label="Groups">${row.groups === null ? 'all' : row.groups.join(', ') || 'none'}</td>
     <td data-label="Expires">${row.expiresAt === null ? 'never' : day(row.expiresAt)}</td>
-    <td data-label="Limits">
+    <td data-label="Limits and budget">
       ${limitsText(row).map((part) => html`<span class="chip">${part}</span>`)}
     </td>
     <td data-label="Today">${usageText(row.usage.today)}</td>
@@ -104,12 +113,27 @@ function KeyRowView(props: {
   </tr>`
 }
 
-/** The organisation's panel: this month's usage, and the budget or balance the operator gave. */
+/** The organisation's panel: its spend today and this month, against its budget or balance. */
 function Organisation(props: { data: NonNullable<KeysPageData['organisation']> }) {
-  const { month, budget, balance } = props.data
-  return html`<section class="card org" aria-labelledby="org-title">
+  const { today, month, budget, balance } = props.data
+  const unpriced = month?.unpricedRequests ?? 0
+  const balanceNote =
+    balance === null
+      ? ''
+      : 'since' in balance
+        ? `${dollars(balance.usd)} on ${balance.since}, ${dollars(balance.spentUsd)} spent since`
+        : `as the operator reports it${balance.asOf === null ? '' : `, ${balance.asOf}`}`
+  return html`<section class="card org" aria-labelledby="org-title" data-testid="organisation">
     <h2 id="org-title">Organisation</h2>
     <dl class="figures">
+      <div>
+        <dt>Spend today</dt>
+        <dd data-testid="org-today">${usd(today?.costNanoUsd)}</dd>
+      </div>
+      <div>
+        <dt>Spend this month</dt>
+        <dd data-testid="org-month">${usd(month?.costNanoUsd)}</dd>
+      </div>
       <div>
         <dt>Requests this month</dt>
         <dd>${count(month?.requests)}</dd>
@@ -123,18 +147,32 @@ function Organisation(props: { data: NonNullable<KeysPageData['organisation']> }
           ? null
           : html`<div>
               <dt>Budget per ${budget.per}</dt>
-              <dd>$${budget.usd.toFixed(2)}</dd>
+              <dd data-testid="org-budget">
+                ${dollars(budget.spentUsd)} of ${dollars(budget.usd)}
+              </dd>
+              <dd class="muted">
+                ${budget.leftUsd === null ? '' : `${dollars(budget.leftUsd)} left`}
+              </dd>
             </div>`
       }
       ${
         balance === null
           ? null
           : html`<div>
-              <dt>Balance${balance.since === undefined ? '' : ` on ${balance.since}`}</dt>
-              <dd>$${balance.usd.toFixed(2)}</dd>
+              <dt>Balance</dt>
+              <dd data-testid="org-balance">${dollars(balance.leftUsd)}</dd>
+              <dd class="muted">${balanceNote}</dd>
             </div>`
       }
     </dl>
+    ${
+      unpriced > 0
+        ? html`<p class="muted">
+            ${count(unpriced)} requests this month were on models without a price: their spend is
+            not counted.
+          </p>`
+        : null
+    }
   </section>`
 }
 
@@ -271,7 +309,7 @@ export function KeysPage(props: PageProps) {
             <th scope="col">Status</th>
             <th scope="col">Groups</th>
             <th scope="col">Expires</th>
-            <th scope="col">Limits</th>
+            <th scope="col">Limits and budget</th>
             <th scope="col">Today</th>
             <th scope="col">${data.usageSource === 'ledger' ? 'This month' : 'In all'}</th>
             <th scope="col">Last used</th>

@@ -14,7 +14,28 @@ export type CatalogueModel = {
     reasoning: string
     structuredOutput: string
   }
+  price: CataloguePrice | null
   fallbacks: string[]
+}
+
+/** USD per 1M tokens of each category, as `GET /v1/models` lists it, and where it comes from. */
+export type CatalogueRates = {
+  input: number
+  output: number
+  cachedInput: number
+  cacheWrite: number
+  cacheWrite1h: number
+}
+
+export type CataloguePrice = CatalogueRates & {
+  currency: string
+  unit: string
+  perRequest?: number
+  tiers?: Array<CatalogueRates & { aboveInputTokens: number }>
+  multiplier: number
+  row: string
+  source: string
+  asOf: string | null
 }
 
 export type Catalogue = {

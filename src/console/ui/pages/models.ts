@@ -4,7 +4,37 @@ import { api } from '../api'
 import type { PageProps } from '../app'
 import { Loading } from '../components'
 import { count } from '../format'
-import type { Catalogue, CatalogueModel } from './models-types'
+import type { Catalogue, CatalogueModel, CataloguePrice, CatalogueRates } from './models-types'
+
+const perMillion = (value: number) => `$${Number(value.toFixed(6))}`
+
+function ratesText(rates: CatalogueRates): string {
+  const parts = [`in ${perMillion(rates.input)}`, `out ${perMillion(rates.output)}`]
+  if (rates.cachedInput !== rates.input) parts.push(`cache read ${perMillion(rates.cachedInput)}`)
+  if (rates.cacheWrite !== rates.input) parts.push(`cache write ${perMillion(rates.cacheWrite)}`)
+  if (rates.cacheWrite1h !== rates.cacheWrite)
+    parts.push(`1 h write ${perMillion(rates.cacheWrite1h)}`)
+  return parts.join(' · ')
+}
+
+/** A model's price per 1M tokens, its long-context tiers, and its source and date. */
+function PriceCell(props: { price: CataloguePrice | null }) {
+  const { price } = props
+  if (price === null) return html`<span class="chip" data-testid="price">unpriced</span>`
+  return html`<span data-testid="price">${ratesText(price)}</span>
+    ${price.perRequest === undefined ? null : html`<br /><small>+ ${perMillion(price.perRequest)} per request</small>`}
+    ${(price.tiers ?? []).map(
+      (tier) =>
+        html`<br /><small
+            >above ${tier.aboveInputTokens.toLocaleString('en-US')} input tokens:
+            ${ratesText(tier)}</small
+          >`,
+    )}
+    ${price.multiplier === 1 ? null : html`<br /><small>× ${price.multiplier} multiplier applied</small>`}
+    <br /><small class="muted"
+      >${price.source}${price.asOf === null ? '' : `, as of ${price.asOf}`}</small
+    >`
+}
 
 function capabilities(model: CatalogueModel): string[] {
   const { capabilities: can } = model
@@ -39,6 +69,7 @@ export function ModelsPage(_props: PageProps) {
               <th scope="col">Upstream model</th>
               <th scope="col">Context</th>
               <th scope="col">Max output</th>
+              <th scope="col">Price per 1M tokens</th>
               <th scope="col">Capabilities</th>
               <th scope="col">Fallbacks</th>
             </tr>
@@ -61,6 +92,7 @@ export function ModelsPage(_props: PageProps) {
                   <td data-label="Max output">
                     ${model.maxOutputTokens === null ? 'unknown' : count(model.maxOutputTokens)}
                   </td>
+                  <td data-label="Price per 1M tokens"><${PriceCell} price=${model.price} /></td>
                   <td data-label="Capabilities">
                     ${capabilities(model).map((item) => html`<span class="chip">${item}</span>`)}
                   </td>

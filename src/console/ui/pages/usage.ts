@@ -4,7 +4,7 @@ import { api } from '../api'
 import type { PageProps } from '../app'
 import { BarChart } from '../chart'
 import { Loading, Notice } from '../components'
-import { count, short } from '../format'
+import { count, short, usd } from '../format'
 
 type Totals = {
   requests: number
@@ -13,6 +13,15 @@ type Totals = {
   outputTokens: number
   cachedInputTokens: number
   totalTokens: number
+  /** Nano-USD; `null` where the meter predates prices. */
+  costNanoUsd: number | null
+  unpricedRequests: number | null
+}
+
+/** What a row spent, and how many of its requests had no price (their spend is unknown). */
+function spendText(row: Totals): string {
+  const unpriced = row.unpricedRequests ?? 0
+  return `${usd(row.costNanoUsd)}${unpriced > 0 ? ` + ${count(unpriced)} unpriced` : ''}`
 }
 
 type UsageAnswer =
@@ -61,6 +70,7 @@ function TotalsTable(props: {
         <th scope="col">Output</th>
         <th scope="col">Cached input</th>
         <th scope="col">Total tokens</th>
+        <th scope="col">Spend</th>
       </tr>
     </thead>
     <tbody>
@@ -73,13 +83,17 @@ function TotalsTable(props: {
             <td data-label="Output">${count(row.outputTokens)}</td>
             <td data-label="Cached input">${count(row.cachedInputTokens)}</td>
             <td data-label="Total tokens">${count(row.totalTokens)}</td>
+            <td data-label="Spend">${spendText(row)}</td>
           </tr>`,
       )}
     </tbody>
   </table>`
 }
 
-/** Usage: tokens per day (a chart), per model and per key, over a span of at most 92 days. */
+/**
+ * Usage: tokens and spend per day (charts), per model and per key, over a span of at most 92
+ * days: one request per view.
+ */
 export function UsagePage(props: PageProps) {
   const today = isoDay(Date.now())
   const [since, setSince] = useState(isoDay(Date.parse(today) - 29 * dayMs))
@@ -195,6 +209,10 @@ export function UsagePage(props: PageProps) {
                     <dt>Total tokens</dt>
                     <dd data-testid="total-tokens">${count(data.report.totals.totalTokens)}</dd>
                   </div>
+                  <div>
+                    <dt>Spend</dt>
+                    <dd data-testid="total-spend">${spendText(data.report.totals)}</dd>
+                  </div>
                 </dl>
                 <${BarChart}
                   title=${`Tokens per day, ${data.report.since} to ${data.report.until}`}
@@ -206,6 +224,15 @@ export function UsagePage(props: PageProps) {
                       parts: [found?.inputTokens ?? 0, found?.outputTokens ?? 0],
                     }
                   })}
+                />
+                <${BarChart}
+                  title=${`Spend per day (USD), ${data.report.since} to ${data.report.until}`}
+                  legend=${['spend']}
+                  format=${usd}
+                  bars=${spanDays(data.report.since, data.report.until).map((day) => ({
+                    label: day,
+                    parts: [data.report.days.find((row) => row.day === day)?.costNanoUsd ?? 0],
+                  }))}
                 />
                 <${TotalsTable}
                   caption="Per day"
