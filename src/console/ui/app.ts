@@ -118,8 +118,7 @@ export function App() {
       </nav>
       <span class="who">
         <span
-          >${session.user.name}
-          <small>(${session.user.role === 'key' ? 'key holder' : session.user.role})</small></span
+          >${`${session.user.name} (${session.user.role === 'key' ? 'key holder' : session.user.role})`}</span
         >
         ${session.signOut ? html`<button type="button" class="link" onClick=${signOut}>Sign out</button>` : null}
       </span>

@@ -18,18 +18,20 @@ export function BarChart(props: {
   const format = props.format ?? short
   const width = 720
   const height = 220
-  const pad = { left: 48, right: 8, top: 12, bottom: 28 }
   const max = niceCeiling(
     Math.max(...props.bars.map((bar) => bar.parts.reduce((a, b) => a + b, 0))),
   )
+  const ticks = [0, max / 2, max]
+  const tickText = (value: number) =>
+    props.format !== undefined || Number.isInteger(value) ? format(value) : value.toFixed(1)
+  // Room on the left for the longest axis label (about 7 units a character at 11px).
+  const labelWidth = Math.max(...ticks.map((tick) => tickText(tick).length)) * 7
+  const pad = { left: Math.max(40, labelWidth + 12), right: 8, top: 12, bottom: 28 }
   const plotWidth = width - pad.left - pad.right
   const plotHeight = height - pad.top - pad.bottom
   const step = plotWidth / Math.max(1, props.bars.length)
   const barWidth = Math.max(2, step * 0.7)
   const y = (value: number) => pad.top + plotHeight - (value / max) * plotHeight
-  const ticks = [0, max / 2, max]
-  const tickText = (value: number) =>
-    props.format !== undefined || Number.isInteger(value) ? format(value) : value.toFixed(1)
   const labelEvery = Math.ceil(props.bars.length / 8)
   return html`<figure class="chart">
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${props.title}>

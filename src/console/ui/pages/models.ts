@@ -17,22 +17,35 @@ function ratesText(rates: CatalogueRates): string {
   return parts.join(' · ')
 }
 
+/** Where a price comes from: a link named by its host for a URL, else the text as given. */
+function Source(props: { source: string }) {
+  let url: URL | undefined
+  try {
+    url = new URL(props.source)
+  } catch {
+    url = undefined
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol)) return html`${props.source}`
+  return html`<a href=${url.href} rel="noreferrer" title=${url.href}>${url.hostname}</a>`
+}
+
 /** A model's price per 1M tokens, its long-context tiers, and its source and date. */
 function PriceCell(props: { price: CataloguePrice | null }) {
   const { price } = props
   if (price === null) return html`<span class="chip" data-testid="price">unpriced</span>`
+  const tiers = (price.tiers ?? []).map(
+    (tier) =>
+      `above ${tier.aboveInputTokens.toLocaleString('en-US')} input tokens: ${ratesText(tier)}`,
+  )
+  const perRequest =
+    price.perRequest === undefined ? null : `+ ${perMillion(price.perRequest)} per request`
+  const multiplier = price.multiplier === 1 ? null : `× ${price.multiplier} multiplier applied`
   return html`<span data-testid="price">${ratesText(price)}</span>
-    ${price.perRequest === undefined ? null : html`<br /><small>+ ${perMillion(price.perRequest)} per request</small>`}
-    ${(price.tiers ?? []).map(
-      (tier) =>
-        html`<br /><small
-            >above ${tier.aboveInputTokens.toLocaleString('en-US')} input tokens:
-            ${ratesText(tier)}</small
-          >`,
-    )}
-    ${price.multiplier === 1 ? null : html`<br /><small>× ${price.multiplier} multiplier applied</small>`}
-    <br /><small class="muted"
-      >${price.source}${price.asOf === null ? '' : `, as of ${price.asOf}`}</small
+    ${[perRequest, ...tiers, multiplier].map((line) => (line === null ? null : html`<br /><small>${line}</small>`))}
+    <br /><small class="muted" data-testid="price-source"
+      ><${Source}
+        source=${price.source}
+      />${price.asOf === null ? '' : `, as of ${price.asOf}`}</small
     >`
 }
 
