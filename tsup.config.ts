@@ -44,10 +44,18 @@ export default defineConfig([
     // The Node bridge and CLI: the only code that imports `node:`. One ESM build for both, so they
     // share one chunk; the CLI is an ES module only (the `bin`), so the CommonJS build below has
     // the bridge alone.
-    entry: { 'node/index': 'src/node/index.ts', 'node/cli': 'src/node/cli.ts' },
+    // The console's ES module is built here too: the CLI serves it, so the two share its chunk
+    // instead of carrying two copies. It imports no `node:` module (lint), so the chunks it loads
+    // hold none either: esbuild splits by the entries that use a module, and only the bridge's
+    // and CLI's modules import Node built-ins (test/console/console-size.test.ts walks its graph).
+    entry: {
+      'node/index': 'src/node/index.ts',
+      'node/cli': 'src/node/cli.ts',
+      'console/index': 'src/console/index.ts',
+    },
     format: ['esm'],
     ...nodeBuild,
-    dts: { entry: { 'node/index': 'src/node/index.ts' } },
+    dts: { entry: { 'node/index': 'src/node/index.ts', 'console/index': 'src/console/index.ts' } },
   },
   {
     entry: { 'node/index': 'src/node/index.ts' },
@@ -57,9 +65,10 @@ export default defineConfig([
   },
   {
     // The web console: its page and assets are strings in the bundle (scripts/build-console.mjs
-    // writes them before tsup runs), so it reads no file at run time on any runtime.
+    // writes them before tsup runs), so it reads no file at run time on any runtime. Its ES module
+    // is built with the Node bridge's (above); this is its CommonJS one.
     entry: { 'console/index': 'src/console/index.ts' },
-    format: ['esm', 'cjs'],
+    format: ['cjs'],
     platform: 'neutral',
     target: 'es2022',
     dts: true,

@@ -8,10 +8,12 @@ import { gunzipSync } from 'node:zlib'
 
 /**
  * The budget: 3.2 MB packed and 13.3 MB unpacked before source maps left the package, 0.8 MB and
- * 3.3 MB after. Raise it on purpose, in the commit that needs it, never to make CI pass.
+ * 3.3 MB after. Raise it on purpose, in the commit that needs it, never to make CI pass. The
+ * console (issue 21) took it from 3.7 MB unpacked to 4.1 MB: its CommonJS build (230 KB, the page's
+ * 61 KB of assets among them; its ES module shares the Node bridge's chunks) and its types.
  */
 const maxPackedBytes = 1_000_000
-const maxUnpackedBytes = 4_000_000
+const maxUnpackedBytes = 4_300_000
 
 const required = [
   'dist/index.js',
@@ -28,6 +30,9 @@ const required = [
   'dist/redis/index.js',
   'dist/redis/index.cjs',
   'dist/redis/index.d.ts',
+  'dist/console/index.js',
+  'dist/console/index.cjs',
+  'dist/console/index.d.ts',
   'package.json',
   'README.md',
   'CHANGELOG.md',

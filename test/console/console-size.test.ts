@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
@@ -40,9 +40,31 @@ describe('console size and packaging', () => {
       expect(core).not.toContain(uiAssets.js.slice(0, 200))
       expect(core).not.toContain(uiAssets.css.slice(0, 200))
     }
-    // The console entry carries them, as strings: nothing is read from disk at run time.
-    const consoleEntry = readFileSync(join(repoRoot, 'dist/console/index.js'), 'utf8')
-    expect(consoleEntry).toContain(uiAssets.version)
-    expect(consoleEntry).not.toMatch(/\bnode:fs\b|readFile/)
+    // The console entry carries them, as strings: nothing is read from disk at run time. Its ES
+    // module shares chunks with the Node bridge's build (the CLI serves it): none it loads may
+    // import a Node built-in or a driver, or Bun, Deno and Workers could not load it.
+    for (const entry of ['dist/console/index.js', 'dist/console/index.cjs']) {
+      const files = moduleGraph(join(repoRoot, entry))
+      const code = files.map((file) => readFileSync(file, 'utf8')).join('\n')
+      expect(code, entry).toContain(uiAssets.version)
+      expect(code, entry).not.toMatch(
+        /\bnode:|readFileSync|from "(pg|redis)"|require\("(pg|redis)"\)/,
+      )
+    }
   })
 })
+
+/** A built file and every file it imports by relative path, transitively. */
+function moduleGraph(entry: string): string[] {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    const code = readFileSync(file, 'utf8')
+    for (const match of code.matchAll(/(?:from\s*|import\s*|require\()\s*"(\.{1,2}\/[^"]+)"/g)) {
+      visit(resolve(dirname(file), match[1]!))
+    }
+  }
+  visit(entry)
+  return [...seen]
+}
