@@ -89,6 +89,9 @@ export function createConsole(
     )
   }
   const publicBaseUrl = options.publicBaseUrl ?? section?.publicBaseUrl
+  if (publicBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(publicBaseUrl)) {
+    throw new Error(`Invalid publicBaseUrl "${publicBaseUrl}": expected an http(s) URL.`)
+  }
   const tokens = hashTokens(adminTokens, viewerTokens)
   // Plaintext tokens are no longer needed once hashed; a failure to hash surfaces on first use.
   tokens.catch(() => undefined)
@@ -175,9 +178,12 @@ export function createConsole(
     if (session !== undefined) {
       const user = session.user
       if (user.role !== 'key') return user
-      // A key holder's session ends with their key: revoked, expired or gone.
+      // A key holder's session ends with their key: revoked, expired or gone. A key the console
+      // has no way to look up by id (a custom key store, and no key admin to ask) lasts as long
+      // as its session: the TTL bounds it.
       const found = await findKey(deps, user.keyId)
-      return found?.key.status === 'active' ? user : undefined
+      if (found === undefined) return deps.keys === undefined ? user : undefined
+      return found.key.status === 'active' ? user : undefined
     }
     const external = await auth.authorize?.(request)
     return external ?? undefined

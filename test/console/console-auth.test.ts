@@ -238,6 +238,24 @@ describe('console sign-in and sessions', () => {
     expect((await client.call('POST', '/session', { secret: adminToken })).status).toBe(404)
   })
 
+  it('shows publicBaseUrl as the base address and takes changes from its origin (a TLS proxy in front)', async () => {
+    const { gateway } = consoleGateway()
+    expect(() =>
+      createConsole(gateway, { auth: { adminTokens: [adminToken] }, publicBaseUrl: 'ftp://x' }),
+    ).toThrow(/expected an http\(s\) URL/)
+    const { app } = consoleGateway({ console: { publicBaseUrl: 'https://llm.example.com' } })
+    const proxied = new ConsoleClient(app)
+    const signIn = await proxied.call(
+      'POST',
+      '/session',
+      { secret: adminToken },
+      { origin: 'https://llm.example.com', 'x-forwarded-proto': 'https' },
+    )
+    expect(signIn.status).toBe(200)
+    expect(signIn.data.baseUrl).toBe('https://llm.example.com')
+    expect(signIn.response.headers.getSetCookie()[0]).toMatch(/; Secure$/)
+  })
+
   it('serves the page under a strict CSP with no inline script, style or handler', async () => {
     const { app } = consoleGateway()
     const page = await app(new Request(`${origin}/console/`))

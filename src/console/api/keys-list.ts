@@ -41,7 +41,7 @@ export async function listKeysPage(call: ConsoleRequest) {
     reports?.usageReport({ since: today, until: today, keyId }),
     reports?.usageReport({ since: monthStart, until: today, keyId }),
     reports?.lastUsed(entries.map((entry) => entry.key.id)),
-    Promise.all(entries.map((entry) => meterSummary(call, entry))),
+    Promise.all(entries.map((entry) => meterSummary(call, entry, reports !== undefined))),
   ])
   const rows: KeyRow[] = entries.map((entry, index) => ({
     ...entry.key,
@@ -80,9 +80,19 @@ function totalsOf(
   return totals
 }
 
-/** The meter's totals and limit states of an active key; a failing meter leaves them unknown. */
-async function meterSummary(call: ConsoleRequest, entry: DirectoryKey) {
+/**
+ * The meter's totals and limit states of an active key; a failing meter leaves them unknown. With
+ * a ledger that reports, only keys with limits, a quota or a budget are asked (their states are
+ * the meter's alone): a shared meter is not asked once per key of a long list for nothing.
+ */
+async function meterSummary(call: ConsoleRequest, entry: DirectoryKey, ledger: boolean) {
   if (entry.key.status !== 'active') return undefined
+  const { record } = entry
+  const limited =
+    Object.keys(record.limits ?? {}).length > 0 ||
+    record.quota?.tokens !== undefined ||
+    moneyBudgetsOf(record.budget) !== undefined
+  if (ledger && !limited) return undefined
   try {
     const budgets = moneyBudgetsOf(entry.record.budget)
     const summary = await call.deps.gateway.runtime.meter.summary(entry.record.id, {
