@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import OpenAI from 'openai'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { builtInPriceRows } from '../../src/index'
 import type { ServedGateway } from '../../src/node/index'
+import { serveCli } from '../helpers/cli'
 import { repoRoot } from '../helpers/spawn-runtime'
 import {
   adminToken,
@@ -256,6 +257,37 @@ describe('the console in a real browser', { timeout: 60_000 }, () => {
     const keys = (await (await api('/keys')).json()) as { keys: Array<{ id: string }> }
     expect(keys.keys.map((key) => key.id)).toEqual(['key-holder'])
     await context.close()
+  })
+
+  it('a newcomer: npm start, the printed address and token, a key created, a guide setting pasted and answered', async () => {
+    const cli = await serveCli(
+      ['--config', join(repoRoot, 'examples/gateway.config.json'), '--port', '0', '--print-demo'],
+      { CONSOLE_ADMIN_TOKEN: '' },
+    )
+    try {
+      await expect.poll(() => cli.output()).toContain('Sign in with the admin token')
+      const address = /^Console: (\S+)$/m.exec(cli.output())![1]!
+      const token = /admin token (\S+) \(made up/.exec(cli.output())![1]!
+      const { context, page, problems } = await openPage(browser)
+      await page.goto(address)
+      await page.getByLabel('Admin token').fill(token)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByTestId('base-url').waitFor()
+      expect(await page.getByTestId('base-url').textContent()).toBe(`${cli.url}/v1`)
+      await createKey(page, 'my-first-key')
+      await page.getByRole('link', { name: 'Use it in the call guide' }).click()
+      const openaiTs = (await page.locator('[data-snippet="openai-ts"] code').textContent())!
+      const file = join(repoRoot, 'node_modules', '.cache', 'newcomer.mts')
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, openaiTs)
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: repoRoot })
+      rmSync(file)
+      expect(stdout.trim()).toBe('You said: Hello!')
+      expect(problems).toEqual({ errors: [], violations: [] })
+      await context.close()
+    } finally {
+      await cli.stop()
+    }
   })
 
   for (const [width, viewport] of Object.entries(viewports)) {
