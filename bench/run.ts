@@ -14,9 +14,10 @@
  *
  * Flags: --duration <s> (4) --warmup <s> (1) --connections <n> (32) --rounds <n> (3)
  * --unloaded <s> (3; 0 skips) --first-byte <n> (200; 0 skips) --streams <n> (5000; 0 skips)
- * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --base <dir> (a second
- * checkout's src, main before a change, served beside it and interleaved in the same rounds: its
- * figures are the "before" of a change on the same machine at the same time) --node <path> (run the
+ * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --base [<label>=]<dir>
+ * (repeatable: another checkout's src, main before a change, served beside it and interleaved in
+ * the same rounds, so its figures are the "before" on the same machine at the same time)
+ * --promise-seconds <s> (1; 0 skips counting promises) --node <path> (run the
  * relay, the gateway and the import with another Node binary) --quick (1 round, shorter cases,
  * 1,000 streams) --transports fetch,node-fetch,undici-request,undici-fetch,canned (more gateway
  * targets) --profile (CPU profiles of the gateway in bench/results/profiles/) --breakdown
@@ -66,7 +67,7 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '5000' },
     'import-runs': { type: 'string', default: '5' },
     src: { type: 'string', default: fileURLToPath(new URL('../src', import.meta.url)) },
-    base: { type: 'string', default: '' },
+    base: { type: 'string', multiple: true, default: [] },
     'promise-seconds': { type: 'string', default: '1' },
     node: { type: 'string', default: process.execPath },
     transports: { type: 'string', default: '' },
@@ -88,7 +89,14 @@ const firstByteSamples = quick ? 50 : Number(flags['first-byte'])
 const streamCount = quick ? 1000 : Number(flags.streams)
 const importRuns = Math.max(1, Number(flags['import-runs']))
 const sourceDir = flags.src
-const baseDir = flags.base
+/** The checkouts compared with `--src`: `label=dir`, or a dir labelled `base`, `base 2`… */
+const bases = flags.base.map((spec, index) => {
+  const at = spec.indexOf('=')
+  const fallback = index === 0 ? 'base' : `base ${index + 1}`
+  return at > 0
+    ? { label: spec.slice(0, at), dir: spec.slice(at + 1) }
+    : { label: fallback, dir: spec }
+})
 const promiseSeconds = Number(flags['promise-seconds'])
 const nodePath = flags.node
 const transports = flags.transports
@@ -99,7 +107,7 @@ for (const name of transports) {
   if (!allTransports.includes(name)) throw new Error(`Unknown transport ${name}`)
 }
 
-const gatewayCount = 1 + transports.length + (baseDir === '' ? 0 : 1)
+const gatewayCount = 1 + transports.length + bases.length
 const plannedS =
   rounds * (1 + gatewayCount) * formats.length * (warmupS + durationS) +
   (1 + gatewayCount) * formats.length * (unloadedS + promiseSeconds) +
@@ -176,7 +184,7 @@ async function main(): Promise<void> {
       : execFileSync(nodePath, ['--version']).toString().trim()
   const machine = `Node ${nodeVersion}, ${availableParallelism()} CPUs (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${process.platform}/${process.arch}`
   console.log(`model-gateway bench: ${machine}`)
-  console.log(`source: ${sourceDir}${baseDir === '' ? '' : `, base: ${baseDir}`}`)
+  console.log(`source: ${sourceDir}${bases.map((base) => `, ${base.label}: ${base.dir}`).join('')}`)
   if (flags['meter-only']) {
     const meter = await meterSection()
     if (meter !== undefined) printMeter(meter)
@@ -204,10 +212,9 @@ async function main(): Promise<void> {
       start(['gateway', mock.url, transport, sourceDir], profile, nodePath),
     ),
   ])
-  const base =
-    baseDir === ''
-      ? undefined
-      : await start(['gateway', mock.url, 'cli', baseDir], profile, nodePath)
+  const baseTargets = await Promise.all(
+    bases.map((base) => start(['gateway', mock.url, 'cli', base.dir], profile, nodePath)),
+  )
   const relaySubject: Subject = {
     target: relay!,
     name: 'bare node:http relay',
@@ -223,13 +230,16 @@ async function main(): Promise<void> {
     kind: 'gateway' as const,
     transport: transport === 'cli' ? undefined : transport,
   }))
-  if (base !== undefined) {
-    gatewaySubjects.push({
-      target: base,
-      name: 'base gateway (--base)',
+  const labels = new Map<Subject, string>([[gatewaySubjects[0]!, 'gateway']])
+  for (const [index, base] of bases.entries()) {
+    const subject: Subject = {
+      target: baseTargets[index]!,
+      name: `gateway, ${base.label} (--base)`,
       kind: 'gateway',
       transport: undefined,
-    })
+    }
+    gatewaySubjects.push(subject)
+    labels.set(subject, base.label)
   }
   const subjects = [relaySubject, ...gatewaySubjects]
   for (const subject of subjects) {
@@ -274,7 +284,7 @@ async function main(): Promise<void> {
         const perRound = gatewayRounds.map((result, index) => result.rps / relayRounds[index]!.rps)
         return {
           format,
-          gateway: subject === gatewaySubjects[0] ? 'gateway' : 'base',
+          gateway: labels.get(subject)!,
           relayRps: median(relayRounds.map((result) => result.rps)),
           gatewayRps: median(gatewayRounds.map((result) => result.rps)),
           ratio: median(perRound),
@@ -350,7 +360,7 @@ async function main(): Promise<void> {
       rounds,
       transports,
       streamCount,
-      base: baseDir === '' ? undefined : baseDir,
+      bases,
     },
     ratios,
     loaded,
