@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { CallSignal } from '../upstream/call-signal'
 import {
   upstreamAnswerKey,
   type DirectFetch,
@@ -276,7 +277,7 @@ function send(target: Target, agent: HttpAgent): Promise<Response> {
  */
 function watchCall(
   outgoing: ClientRequest,
-  signal: AbortSignal | undefined,
+  signal: CallSignal | undefined,
   reject: (reason: unknown) => void,
   body: () => { fail(reason: unknown): void } | undefined,
 ): () => void {
@@ -297,7 +298,7 @@ function watchCall(
   return detach
 }
 
-function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: CallSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 

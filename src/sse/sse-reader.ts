@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import type { CallSignal } from '../upstream/call-signal'
 import type { ChunkSource } from '../upstream/upstream-answer'
 import type { SseMessage } from './sse-message'
 
@@ -14,7 +15,7 @@ export type SseReaderOptions = {
    */
   maxStrayChars?: number
   /** Aborting it cancels the body and makes the next read throw the signal's reason. */
-  signal?: AbortSignal
+  signal?: CallSignal
 }
 
 /** Pulls SSE messages from a body, one at a time. */
@@ -181,6 +182,6 @@ export function createSseReader(
 }
 
 /** A function, so the compiler does not narrow `signal.aborted` across the `await` before it. */
-function isAborted(signal: AbortSignal | undefined): boolean {
+function isAborted(signal: CallSignal | undefined): boolean {
   return signal?.aborted === true
 }
