@@ -17,7 +17,7 @@
  * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --base [<label>=]<dir>
  * (repeatable: another checkout's src, main before a change, served beside it and interleaved in
  * the same rounds, so its figures are the "before" on the same machine at the same time)
- * --promise-seconds <s> (1; 0 skips counting promises) --node <path> (run the
+ * --promise-seconds <s> (1; 0 skips counting promises) --formats <list> (json,sse,translated-sse) --node <path> (run the
  * relay, the gateway and the import with another Node binary) --quick (1 round, shorter cases,
  * 1,000 streams) --transports fetch,node-fetch,undici-request,undici-fetch,canned (more gateway
  * targets) --profile (CPU profiles of the gateway in bench/results/profiles/) --breakdown
@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import {
-  formats,
+  formats as allFormats,
   loadOptions,
   measureCase,
   medianCase,
@@ -69,6 +69,7 @@ const { values: flags } = parseArgs({
     src: { type: 'string', default: fileURLToPath(new URL('../src', import.meta.url)) },
     base: { type: 'string', multiple: true, default: [] },
     'promise-seconds': { type: 'string', default: '1' },
+    formats: { type: 'string', default: allFormats.join(',') },
     node: { type: 'string', default: process.execPath },
     transports: { type: 'string', default: '' },
     quick: { type: 'boolean', default: false },
@@ -89,6 +90,11 @@ const firstByteSamples = quick ? 50 : Number(flags['first-byte'])
 const streamCount = quick ? 1000 : Number(flags.streams)
 const importRuns = Math.max(1, Number(flags['import-runs']))
 const sourceDir = flags.src
+/** The answer shapes measured (`--formats json,sse,translated-sse`). */
+const formats = flags.formats.split(',').map((name) => name.trim()) as Format[]
+for (const format of formats) {
+  if (!allFormats.includes(format)) throw new Error(`Unknown format ${format}`)
+}
 /** The checkouts compared with `--src`: `label=dir`, or a dir labelled `base`, `base 2`… */
 const bases = flags.base.map((spec, index) => {
   const at = spec.indexOf('=')
