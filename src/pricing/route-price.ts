@@ -2,7 +2,7 @@ import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime } from '../gateway-runtime'
 import type { Route } from '../routing/resolve-route'
-import type { TokenEstimate } from '../usage/usage-meter'
+import type { TokenEstimate } from '../canonical/token-usage'
 import type { ResolvedPrice } from './resolved-price'
 import { estimatedCostNano } from './usage-cost'
 

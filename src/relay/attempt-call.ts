@@ -12,7 +12,7 @@ import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { sendUpstream } from '../upstream/upstream-answer'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import type { MeteredRequest } from '../usage/metered-request'
-import type { CallPlan } from './relay-call'
+import type { CallPlan } from './call-plan'
 import { relaySse } from './relay-sse'
 
 /**

@@ -36,7 +36,7 @@ import {
 } from '../pricing/route-price'
 import { attemptCall } from './attempt-call'
 import { fallbackRoutes } from './fallback-plan'
-import type { CallPlan, PlanCall } from './relay-call'
+import type { CallPlan, PlanCall } from './call-plan'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()

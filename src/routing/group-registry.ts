@@ -7,7 +7,7 @@ import type { ModelProfileOverrides } from '../models/profile'
 import type { PriceOverride } from '../pricing/model-price'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { UpstreamProvider } from '../upstream/provider'
-import type { RetrySettings } from '../failover/retry-policy'
+import type { RetrySettings } from '../failover/retry-settings'
 
 /**
  * A model a group serves: the call name clients send, the name its upstreams expect, and the
