@@ -36,3 +36,6 @@ export type TokenEstimate = {
    */
   costNano?: number | undefined
 }
+
+/** How a request ended. */
+export type UsageOutcome = 'ok' | 'error' | 'aborted'

@@ -18,7 +18,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
-import { upstreamRetryAfterMs } from '../upstream/retry-after'
+import { upstreamRetryAfterMs } from '../http/retry-after'
 import { admit, withRateLimitHeaders, type Admission } from '../usage/admit'
 import {
   startMeteredRequest,

@@ -8,7 +8,7 @@ import type { Route } from '../routing/resolve-route'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import type { OutputAllowance } from './output-allowance'
-import type { SseTranslator } from './sse-translator'
+import type { SseTranslator } from '../canonical/sse-translator'
 
 /** One upstream call, planned by a handler: what to send, and how to turn the answer around. */
 export type CallPlan = {

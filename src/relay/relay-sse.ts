@@ -7,7 +7,7 @@ import type { UpstreamAnswer } from '../upstream/upstream-answer'
 import { scrubGatewayError, type SecretScrubber } from '../upstream/secret-scrubber'
 import type { MeteredRequest } from '../usage/metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
-import type { SseTranslator, TranslatedFrames } from './sse-translator'
+import type { SseTranslator, TranslatedFrames } from '../canonical/sse-translator'
 
 /** Options of the SSE relay. */
 export type SseRelayOptions = {

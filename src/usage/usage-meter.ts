@@ -2,13 +2,10 @@ import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { MoneyBudget } from '../auth/key-store'
 import type { UsageCost } from '../pricing/usage-cost'
-import type { TokenEstimate, TokenUsage } from '../canonical/token-usage'
+import type { TokenEstimate, TokenUsage, UsageOutcome } from '../canonical/token-usage'
 import type { BudgetPeriodKind, KeyLimitSettings, KeyLimits, LimitName } from './key-limits'
 
-export type { TokenEstimate, TokenUsage } from '../canonical/token-usage'
-
-/** How a request ended. */
-export type UsageOutcome = 'ok' | 'error' | 'aborted'
+export type { TokenEstimate, TokenUsage, UsageOutcome } from '../canonical/token-usage'
 
 /** One metered request. */
 export type UsageRecord = {
