@@ -6,7 +6,7 @@ import { modelEntryProfile } from '../models/match-profile'
 import { keyMayUseGroup } from '../routing/resolve-route'
 import { type GatewayAnswer } from '../http/gateway-answer'
 import type { ListedModel } from '../pricing/listed-price'
-import { routePricing } from '../pricing/route-price'
+import { routePricing } from '../relay/route-price'
 
 /**
  * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the

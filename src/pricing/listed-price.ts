@@ -1,6 +1,6 @@
 import type { ModelProfile } from '../models/profile'
 import type { ProtocolName } from '../protocols/protocol-name'
-import type { RoutePricing } from './route-price'
+import type { RoutePricing } from './resolved-price'
 import { usdPerMillion } from './price-units'
 import type { CategoryRates } from './resolved-price'
 

@@ -19,12 +19,8 @@ import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import { upstreamRetryAfterMs } from '../http/retry-after'
-import { admit, withRateLimitHeaders, type Admission } from '../usage/admit'
-import {
-  startMeteredRequest,
-  type MeteredDetails,
-  type MeteredRequest,
-} from '../usage/metered-request'
+import { admit, withRateLimitHeaders, type Admission } from './admit'
+import { startMeteredRequest, type MeteredDetails, type MeteredRequest } from './metered-request'
 import type { TokenEstimate } from '../usage/usage-meter'
 import {
   hasMoneyBudget,
@@ -33,7 +29,7 @@ import {
   routePricing,
   unpricedModelError,
   type RoutePricing,
-} from '../pricing/route-price'
+} from './route-price'
 import { attemptCall } from './attempt-call'
 import { fallbackRoutes } from './fallback-plan'
 import type { CallPlan, PlanCall } from './call-plan'
