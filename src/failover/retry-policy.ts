@@ -12,7 +12,7 @@ export type RetryPolicy = {
   budget: { share: number; minRetries: number; windowMs: number }
 }
 
-/** The defaults of `RetrySettings`, documented in the README. */
+/** The defaults of `RetrySettings`, documented in docs/routing-and-failover.md › Failover. */
 export const defaultRetryPolicy: RetryPolicy = Object.freeze({
   attempts: 3,
   deadlineMs: 60_000,
