@@ -1,8 +1,8 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
-import type { CallSignal } from '../upstream/call-signal'
-import type { ChunkSource } from '../upstream/upstream-answer'
+import type { CallSignal } from '../internal/call-signal'
+import type { ChunkSource } from './chunk-source'
 import type { SseMessage } from './sse-message'
 
 /** Options of the SSE reader. */

@@ -1,5 +1,5 @@
 import type { ClientSignal } from '../http/gateway-request'
-import { createLightAbort, type CallSignal } from './call-signal'
+import { createLightAbort, type CallSignal } from '../internal/call-signal'
 
 /** Why an upstream call was cut short (`deadline`: the stream reached `maxStreamMs`). */
 export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'deadline' | 'done'

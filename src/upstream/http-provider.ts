@@ -1,6 +1,6 @@
 import { maskKey } from '../auth/mask-key'
 import type { ProtocolName } from '../protocols/protocol-name'
-import type { CallSignal } from './call-signal'
+import type { CallSignal } from '../internal/call-signal'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
 

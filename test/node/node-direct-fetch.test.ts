@@ -2,7 +2,7 @@ import { Agent, createServer, type IncomingHttpHeaders, type Server } from 'node
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDirectFetch } from '../../src/node/node-direct-fetch'
-import { createLightAbort } from '../../src/upstream/call-signal'
+import { createLightAbort } from '../../src/internal/call-signal'
 
 let server: Server
 let port: number

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLightAbort } from '../../src/upstream/call-signal'
+import { createLightAbort } from '../../src/internal/call-signal'
 
 describe('createLightAbort', () => {
   it('runs each listener once, in order, with the reason set; none added after it fired', () => {
