@@ -16,6 +16,7 @@ import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { Group } from '../routing/group-registry'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import { upstreamRetryAfterMs } from '../upstream/retry-after'
@@ -40,6 +41,7 @@ import type { CallPlan, PlanCall } from './relay-call'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()
+const noRoutes: readonly Route[] = []
 const okVerdict: AttemptVerdict = { kind: 'ok' }
 const neutralVerdict: AttemptVerdict = { kind: 'neutral' }
 
@@ -70,6 +72,11 @@ type LoopState = {
   failure: unknown
   /** Why the last group had nothing to try, when no attempt was made there. */
   unavailable: Unavailable | undefined
+  /**
+   * The route whose group rests soonest, of those that had nothing to try because every upstream
+   * rested (and whose group sends anyway, `whenAllResting: "try-soonest"`), with its wait.
+   */
+  soonestResting: { routed: RoutedCall; waitMs: number } | undefined
 }
 
 /**
@@ -120,14 +127,23 @@ export async function runAttempts(
     sent: false,
     failure: undefined,
     unavailable: undefined,
+    soonestResting: undefined,
   }
   try {
-    const answer = await attemptRoute(state, routed)
+    const fallbacks = await fallbacksOf(state, routed)
+    const answer = await attemptRoute(state, routed, fallbacks.length === 0, false)
     if (answer !== undefined) return withUpstreamModel(answer, state.details.upstreamModel)
-    const fallbacks = (state.fallbacks ??= await fallbackRoutes(runtime, key, routed.route))
-    for (const route of fallbacks) {
-      const fallback = await attemptRoute(state, rerouteCall(runtime, routed, route))
+    for (let index = 0; index < fallbacks.length; index += 1) {
+      const rerouted = rerouteCall(runtime, routed, fallbacks[index]!)
+      const fallback = await attemptRoute(state, rerouted, index === fallbacks.length - 1, false)
       if (fallback !== undefined) return withUpstreamModel(fallback, state.details.upstreamModel)
+    }
+    // Every candidate rested and none was tried: the one whose rest ends first is tried anyway
+    // (Envoy's panic routing), so the client gets an upstream's own answer, not a refusal.
+    const soonest = state.soonestResting
+    if (state.failure === undefined && soonest !== undefined) {
+      const resting = await attemptRoute(state, soonest.routed, true, true)
+      if (resting !== undefined) return withUpstreamModel(resting, state.details.upstreamModel)
     }
     throw lastFailure(state)
   } catch (error) {
@@ -142,10 +158,21 @@ export async function runAttempts(
   }
 }
 
+/**
+ * The call's fallback routes: resolved on the first failure only (a call answered at once never
+ * looks them up), or already when admission needed them.
+ */
+async function fallbacksOf(state: LoopState, routed: RoutedCall): Promise<readonly Route[]> {
+  const fallbacks = routed.route.model.fallbacks
+  if (fallbacks === undefined || fallbacks.length === 0) return noRoutes
+  return (state.fallbacks ??= await fallbackRoutes(state.runtime, state.key, routed.route))
+}
+
 function lastFailure(state: LoopState): unknown {
   if (state.failure !== undefined) return state.failure
   return nothingAvailable(
     state.unavailable ?? { unavailable: true, retryAfterMs: undefined, reason: 'exhausted' },
+    state.details.model,
   )
 }
 
@@ -154,18 +181,28 @@ function lastFailure(state: LoopState): unknown {
  * exhausted (every upstream tried, the policy's attempts spent, or nothing available); throws
  * when the request must end here: the client's own error, a client that left, a spent budget or
  * deadline.
+ *
+ * On the last route (`last`: no fallback after it), an upstream that failed retryably is tried
+ * again when no other upstream of the group is left, as `retry.attempts` promises: with backoff
+ * (or its own `retry-after`, up to `maxRetryAfterMs`) and within the retry budget, and while it
+ * rests, since nothing else could serve. `resting`: every candidate rests and this group's
+ * soonest is tried anyway.
  */
 async function attemptRoute(
   state: LoopState,
   routed: RoutedCall,
+  last: boolean,
+  resting: boolean,
 ): Promise<GatewayAnswer | undefined> {
   const { runtime, scope } = state
   const group = routed.route.group
   const policy = retryPolicyOf(group)
+  const model = routed.route.model.upstreamModel
   let tried: Set<string> | undefined
   let retrySame: string | undefined
   let retryAfterMs = 0
   let sameUsed = false
+  let lone = false
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (retrySame === undefined && tried !== undefined && everyTried(group.upstreams, tried)) {
       return undefined
@@ -175,10 +212,13 @@ async function attemptRoute(
       tried: tried ?? noneTried,
       retrySame,
       sessionHint: routed.sessionHint,
+      model,
+      resting: resting || lone,
     })
     const selection = choice instanceof Promise ? await choice : choice
     if (isUnavailable(selection)) {
       state.unavailable = selection
+      if (selection.reason === 'circuits-open' && !resting) noteResting(state, routed, selection)
       if (retrySame === undefined) return undefined
       // The upstream to retry may not be tried now: another one may.
       ;(tried ??= new Set()).add(retrySame)
@@ -219,8 +259,20 @@ async function attemptRoute(
       const next = nextStepAfter(failure, verdict)
       if (next === 'stop') throw failure
       const wait = GatewayError.isInstance(failure) ? upstreamRetryAfterMs(failure) : undefined
+      lone = false
       if (next === 'same' && !sameUsed && (wait ?? 0) <= policy.maxRetryAfterMs) {
         sameUsed = true
+        retrySame = selection.upstream.id
+        retryAfterMs = wait ?? 0
+      } else if (
+        last &&
+        verdict.kind === 'failed' &&
+        (wait ?? 0) <= policy.maxRetryAfterMs &&
+        noOtherUpstream(group.upstreams, tried, selection.upstream.id) &&
+        sendsWhileResting(group)
+      ) {
+        // Nothing else can serve: the same upstream again, after its backoff or its retry-after.
+        lone = true
         retrySame = selection.upstream.id
         retryAfterMs = wait ?? 0
       } else if (verdict.kind === 'rejected-key' && selection.credential !== undefined) {
@@ -317,6 +369,32 @@ async function beforeRetry(state: LoopState, policy: RetryPolicy, retryAfterMs: 
   }
 }
 
+/** True when every upstream of the group but `current` has been tried (or there is no other). */
+function noOtherUpstream(
+  upstreams: readonly { id: string }[],
+  tried: ReadonlySet<string> | undefined,
+  current: string,
+): boolean {
+  for (const upstream of upstreams) {
+    if (upstream.id !== current && (tried === undefined || !tried.has(upstream.id))) return false
+  }
+  return true
+}
+
+/** Notes a route whose every upstream rests, keeping the one whose rest ends first. */
+function noteResting(state: LoopState, routed: RoutedCall, unavailable: Unavailable): void {
+  if (!sendsWhileResting(routed.route.group)) return
+  const waitMs = unavailable.retryAfterMs ?? Infinity
+  const soonest = state.soonestResting
+  if (soonest === undefined || waitMs < soonest.waitMs) state.soonestResting = { routed, waitMs }
+}
+
+/** False when the group asked to refuse at once while everything rests (`whenAllResting: "refuse"`). */
+function sendsWhileResting(group: Group): boolean {
+  const breaker = group.circuitBreaker
+  return breaker === undefined || breaker === false || breaker.whenAllResting !== 'refuse'
+}
+
 function everyTried(upstreams: readonly { id: string }[], tried: ReadonlySet<string>): boolean {
   for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
   return true
@@ -336,6 +414,7 @@ function startRecord(state: LoopState, routed: RoutedCall, selection: Selection)
     durationMs: 0,
   }
   if (selection.credential !== undefined) record.credential = selection.credential.masked
+  if (selection.resting === true) record.resting = true
   state.attempts.push(record)
   details.groupId = group
   details.providerId = upstream
