@@ -81,10 +81,16 @@ export function judgeAttempt(
         store?.open(id, breaker.openUntil - at, at)
         const seconds = ((breaker.openUntil - at) / 1000).toFixed(1)
         const what = onPair
-          ? `model "${pair.model}" on upstream ${state.circuitId}`
+          ? `upstream ${state.circuitId}, model "${pair.model}"`
           : `upstream ${state.circuitId}`
+        const last =
+          status !== undefined
+            ? `, last HTTP ${status}`
+            : onPair
+              ? ', an unusable answer'
+              : ', no answer'
         logger.warn(
-          `[model-gateway] ${what}: resting for ${seconds} s (${breaker.reason}${status === undefined ? (onPair ? ', unusable answer' : ', no answer') : `, last HTTP ${status}`}).`,
+          `[model-gateway] ${what}: circuit open for ${seconds} s (${breaker.reason}${last}).`,
         )
       }
       return
@@ -97,7 +103,7 @@ export function judgeAttempt(
         if (whole.failed(at, { immediate: true }, (probes & wholeProbe) !== 0)) {
           store?.open(state.circuitId, whole.openUntil - at, at)
           logger.warn(
-            `[model-gateway] upstream ${state.circuitId}: resting, its key was ${verdict.reason}.`,
+            `[model-gateway] upstream ${state.circuitId}: circuit open, its key was ${verdict.reason}.`,
           )
         }
         return
