@@ -5,13 +5,7 @@ import { backoffDelay, waitUnlessAborted } from '../failover/backoff'
 import { nextStepAfter } from '../failover/classify-attempt'
 import { nothingAvailable } from '../failover/nothing-available'
 import { retryPolicyOf, type RetryPolicy } from '../failover/retry-policy'
-import type { RetryBudget } from '../failover/retry-budget'
-import {
-  isUnavailable,
-  type AttemptVerdict,
-  type Selection,
-  type Unavailable,
-} from '../failover/upstream-selector'
+import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failover/upstream-selector'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
@@ -20,64 +14,18 @@ import type { Group } from '../routing/group-registry'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import { upstreamRetryAfterMs } from '../upstream/retry-after'
-import { admit, withRateLimitHeaders, type Admission } from '../usage/admit'
-import {
-  startMeteredRequest,
-  type MeteredDetails,
-  type MeteredRequest,
-} from '../usage/metered-request'
-import type { TokenEstimate } from '../usage/usage-meter'
-import {
-  hasMoneyBudget,
-  refusesUnpriced,
-  routeCostEstimate,
-  routePricing,
-  unpricedModelError,
-  type RoutePricing,
-} from '../pricing/route-price'
+import { withRateLimitHeaders } from '../usage/admit'
+import { routePricing } from '../pricing/route-price'
+import { planAttempt } from './attempt-admission'
 import { attemptCall } from './attempt-call'
+import { noteFailure, startRecord, type LoopState } from './attempt-state'
 import { fallbackRoutes } from './fallback-plan'
-import type { CallPlan, PlanCall } from './relay-call'
+import type { PlanCall } from './relay-call'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()
 const noRoutes: readonly Route[] = []
 const okVerdict: AttemptVerdict = { kind: 'ok' }
-const neutralVerdict: AttemptVerdict = { kind: 'neutral' }
-
-/** The request-wide state of the attempt loop. */
-type LoopState = {
-  readonly runtime: GatewayRuntime
-  readonly scope: RequestScope
-  readonly key: KeyRecord
-  readonly planFor: PlanCall
-  readonly startedAt: number
-  readonly budget: RetryBudget
-  readonly attempts: UpstreamAttempt[]
-  /** The routes after the call's own: its fallbacks, resolved on first need. */
-  fallbacks: readonly Route[] | undefined
-  admission: Admission | undefined
-  metered: MeteredRequest | undefined
-  /** The usage record's details, the estimate it settles with and its price: the answering route's. */
-  details: MeteredDetails
-  estimate: TokenEstimate
-  pricing: RoutePricing
-  /**
-   * Whether the last attempt went upstream and may have cost something: true while it is out,
-   * and when the client left during it; false once it failed, since an upstream that refused or
-   * never answered bills nothing (`settledUsage`).
-   */
-  sent: boolean
-  /** The last attempt's failure: what the client gets when no attempt answers. */
-  failure: unknown
-  /** Why the last group had nothing to try, when no attempt was made there. */
-  unavailable: Unavailable | undefined
-  /**
-   * The route whose group rests soonest, of those that had nothing to try because every upstream
-   * rested (and whose group sends anyway, `whenAllResting: "try-soonest"`), with its wait.
-   */
-  soonestResting: { routed: RoutedCall; waitMs: number } | undefined
-}
 
 /**
  * Runs a call's attempts until one answers: its group's upstreams as the group's retry policy
@@ -291,67 +239,6 @@ async function attemptRoute(
 }
 
 /**
- * The plan of an attempt, with the request admitted and metered before its first attempt. A plan
- * the upstream's protocol refuses ends the request at the first attempt (the client's error); at a
- * later one the upstream is passed over (`undefined`), since the client's request was fine for
- * the first. A refusal of the meter ends the request. The selection hears `neutral` either way.
- */
-async function planAttempt(
-  state: LoopState,
-  routed: RoutedCall,
-  selection: Selection,
-): Promise<CallPlan | undefined> {
-  let plan: CallPlan
-  try {
-    const planned = state.planFor({ ...routed, provider: selection.upstream })
-    plan = planned instanceof Promise ? await planned : planned
-    if (state.admission === undefined) await admitRequest(state, routed)
-  } catch (error) {
-    selection.finish(neutralVerdict)
-    if (state.metered === undefined) throw error
-    return undefined
-  }
-  return plan
-}
-
-/**
- * Admits the request once, for the most any of its routes may use — tokens and money apart, each
- * at its most — and starts its metering. A key with a money budget is refused a model that has no
- * price, unless the config allows unpriced models.
- */
-async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void> {
-  const { runtime, scope, key } = state
-  if (refusesUnpriced(runtime, routed.route, key)) throw unpricedModelError(routed.route)
-  const fallbacks = routed.route.model.fallbacks
-  let reserve = { estimatedTokens: routed.estimatedTokens, estimate: routed.estimate }
-  // Only money budgets hold a cost: a key without one spends nothing on estimating it.
-  const budgeted = hasMoneyBudget(key)
-  let costNano = budgeted ? routeCostEstimate(runtime, routed.route, key, routed.estimate) : 0
-  if (fallbacks !== undefined && fallbacks.length > 0) {
-    // A fallback model may be allowed a longer output, or cost more, than the call's own: hold
-    // the most.
-    state.fallbacks = await fallbackRoutes(runtime, key, routed.route)
-    for (const route of state.fallbacks) {
-      const other = rerouteCall(runtime, routed, route)
-      if (other.estimatedTokens > reserve.estimatedTokens) reserve = other
-      if (budgeted) {
-        costNano = Math.max(costNano, routeCostEstimate(runtime, route, key, other.estimate))
-      }
-    }
-  }
-  const estimate = costNano > 0 ? { ...reserve.estimate, costNano } : reserve.estimate
-  state.admission = await admit(runtime, scope, key, { ...reserve, estimate })
-  state.metered = startMeteredRequest(
-    runtime,
-    scope,
-    state.admission.reservation,
-    state.details,
-    state.estimate,
-    state.pricing,
-  )
-}
-
-/**
  * The gate before every attempt but a request's first: the deadline, the group's retry budget,
  * then the backoff (or the upstream's own `retry-after`, for a retry of the same upstream).
  *
@@ -398,46 +285,4 @@ function sendsWhileResting(group: Group): boolean {
 function everyTried(upstreams: readonly { id: string }[], tried: ReadonlySet<string>): boolean {
   for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
   return true
-}
-
-/** Notes a new attempt in the request's record and event, as the one that may answer. */
-function startRecord(state: LoopState, routed: RoutedCall, selection: Selection): UpstreamAttempt {
-  const { scope, details } = state
-  const group = routed.route.group.id
-  const upstream = selection.upstream.id
-  const record: UpstreamAttempt = {
-    group,
-    upstream,
-    phase: 'connect',
-    outcome: 'failed',
-    verdict: 'neutral',
-    durationMs: 0,
-  }
-  if (selection.credential !== undefined) record.credential = selection.credential.masked
-  if (selection.resting === true) record.resting = true
-  state.attempts.push(record)
-  details.groupId = group
-  details.providerId = upstream
-  details.upstreamModel = routed.route.model.upstreamModel
-  state.estimate.inputTokens = routed.estimate.inputTokens
-  state.estimate.outputTokens = routed.estimate.outputTokens
-  // An answer is charged at the price of the model that gave it (a fallback's, when one answers).
-  const pricing = routePricing(state.runtime, routed.route, state.key)
-  state.pricing.price = pricing.price
-  state.pricing.multiplier = pricing.multiplier
-  scope.event.group = group
-  scope.event.provider = upstream
-  scope.event.upstreamModel = details.upstreamModel
-  return record
-}
-
-function noteFailure(record: UpstreamAttempt, failure: unknown, verdict: AttemptVerdict): void {
-  record.verdict = verdict.kind
-  if (failure instanceof ClientGoneError) {
-    record.outcome = 'aborted'
-    return
-  }
-  if (!GatewayError.isInstance(failure)) return
-  record.error = failure.code
-  if (failure.upstream?.status !== undefined) record.status = failure.upstream.status
 }
