@@ -202,7 +202,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     default: 0.2,
   },
   'groups[].circuitBreaker.whenAllResting': {
-    text: 'When every candidate of a request (the group\'s upstreams for the model, then its fallbacks\') rests: `try-soonest` sends it to the one whose rest ends first, and the client gets that upstream\'s own answer; `refuse` answers at once with 503 (529 on Anthropic routes) and `retry-after`.',
+    text: "When every candidate of a request (the group's upstreams for the model, then its fallbacks') rests: `try-soonest` sends it to the one whose rest ends first, and the client gets that upstream's own answer; `refuse` answers at once with 503 (529 on Anthropic routes) and `retry-after`.",
     default: 'try-soonest',
   },
   'groups[].keyPool': 'How the keys of a pooled upstream (`apiKeys`) are used.',
