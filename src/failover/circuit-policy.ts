@@ -37,7 +37,7 @@ export type CircuitPolicy = {
   whenAllResting: 'try-soonest' | 'refuse'
 }
 
-/** The defaults of `CircuitPolicy` (README "Upstream health"). */
+/** The defaults of `CircuitPolicy` (docs/routing-and-failover.md › Upstream health and selection). */
 export const defaultCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
   enabled: true,
   consecutiveFailures: 5,

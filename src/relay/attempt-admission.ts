@@ -4,12 +4,12 @@ import {
   refusesUnpriced,
   routeCostEstimate,
   unpricedModelError,
-} from '../pricing/route-price'
-import { admit } from '../usage/admit'
-import { startMeteredRequest } from '../usage/metered-request'
+} from './route-price'
+import { admit } from './admit'
+import { startMeteredRequest } from './metered-request'
 import type { LoopState } from './attempt-state'
 import { fallbackRoutes } from './fallback-plan'
-import type { CallPlan } from './relay-call'
+import type { CallPlan } from './call-plan'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const neutralVerdict: AttemptVerdict = { kind: 'neutral' }

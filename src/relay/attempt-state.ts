@@ -4,13 +4,13 @@ import type { AttemptVerdict, Selection, Unavailable } from '../failover/upstrea
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
-import { routePricing, type RoutePricing } from '../pricing/route-price'
+import { routePricing, type RoutePricing } from './route-price'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
-import type { Admission } from '../usage/admit'
-import type { MeteredDetails, MeteredRequest } from '../usage/metered-request'
+import type { Admission } from './admit'
+import type { MeteredDetails, MeteredRequest } from './metered-request'
 import type { TokenEstimate } from '../usage/usage-meter'
-import type { PlanCall } from './relay-call'
+import type { PlanCall } from './call-plan'
 import type { RoutedCall } from './route-call'
 
 /** The request-wide state of the attempt loop. */

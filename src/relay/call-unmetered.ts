@@ -16,7 +16,7 @@ import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { sendUpstream } from '../upstream/upstream-answer'
-import { upstreamRetryAfterMs } from '../upstream/retry-after'
+import { upstreamRetryAfterMs } from '../http/retry-after'
 
 type Answer = { status: number; text: string; body: Record<string, unknown> }
 type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential'>
