@@ -1,4 +1,4 @@
-import { parseEmbeddedJson } from '../../internal/embedded-json'
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type {
   AssistantMessage,
   FilePart,

@@ -1,4 +1,4 @@
-import { parseEmbeddedJson } from '../../internal/embedded-json'
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { ChatResponse } from '../../canonical/types'
 import { isJsonObject, stringOf } from '../../internal/json'
 import { anthropicUsageToCanonical, canonicalUsageToAnthropic } from './canonical-usage'

@@ -1,4 +1,4 @@
-import { parseEmbeddedJson } from '../../internal/embedded-json'
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
 import { packCarriedThinking } from './carried-thinking'
 import { partSignature, signedByGemini } from './part-signature'

@@ -1,4 +1,4 @@
-import { parseEmbeddedJson } from '../../internal/embedded-json'
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { StreamEncoder } from '../../canonical/stream-codec'
 import type { ReasoningPart, Signed, Usage } from '../../canonical/types'
 import { emptyUsage, mergeUsage } from '../../canonical/usage'

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
-import { maxJsonDepth } from '../http/input-limits'
-import { scanJson } from './json-members'
-import { parseJson, type JsonResult } from './json'
+import { maxJsonDepth } from './input-limits'
+import { scanJson } from '../internal/json-members'
+import { parseJson, type JsonResult } from '../internal/json'
 
 /**
  * Parses JSON held inside a string the gateway reads (a tool call's `arguments`, a tool result
