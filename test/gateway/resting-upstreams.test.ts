@@ -174,6 +174,7 @@ describe('a lone upstream with models A and B', () => {
       const first = await gateway(request(protocol, 'A', stream))
       expect(first.status).toBe(answered)
       expect(inProtocolShape(protocol, await first.json())).toBe(true)
+      const firstEnded = Date.now()
       const afterFirst = upstreams.callsTo(host).length
       expect(afterFirst).toBeGreaterThanOrEqual(2)
 
@@ -185,12 +186,14 @@ describe('a lone upstream with models A and B', () => {
 
       // A again, while A rests: it still reaches the upstream, and the client gets its answer.
       const before = upstreams.callsTo(host).length
+      // A 429's rest lasts its `retry-after` (1 s): on a loaded machine it may have passed.
+      const withinRest = status === 529 || Date.now() - firstEnded < 900
       const second = await gateway(request(protocol, 'A', stream))
       expect(second.status).toBe(answered)
       expect(inProtocolShape(protocol, await second.json())).toBe(true)
       expect(upstreams.callsTo(host).length).toBeGreaterThan(before)
       if (status === 429) expect(second.headers.get('retry-after')).toBe('1')
-      if (status !== 503) {
+      if (status !== 503 && withinRest) {
         // 429 and 529 rest the pair at once: the attempt says it was made while resting.
         const attempts = events.at(-1)!.attempts!
         expect(attempts[0]).toMatchObject({ upstream: host, resting: true, status })
