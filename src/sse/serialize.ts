@@ -16,3 +16,16 @@ export function serializeSse(message: SseMessage): string {
   }
   return `${text}\n`
 }
+
+/**
+ * A message's wire text: as the upstream wrote it when the reader kept that (`raw`, which is
+ * exactly what `serializeSse` writes), else serialised.
+ */
+export function wireText(message: SseMessage): string {
+  return message.type === 'event' && message.raw !== undefined ? message.raw : serializeSse(message)
+}
+
+/** The event with other data: the same message when the data is the same, else without `raw`. */
+export function withData<T extends SseMessage & { type: 'event' }>(message: T, data: string): T {
+  return data === message.data ? message : { ...message, data, raw: undefined }
+}

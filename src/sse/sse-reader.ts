@@ -4,6 +4,7 @@ import { isJsonObject, parseJson } from '../internal/json'
 import type { CallSignal } from '../internal/call-signal'
 import type { ChunkSource } from './chunk-source'
 import type { SseMessage } from './sse-message'
+import { plainEvents } from './plain-events'
 
 /** Options of the SSE reader. */
 export type SseReaderOptions = {
@@ -16,6 +17,11 @@ export type SseReaderOptions = {
   maxStrayChars?: number
   /** Aborting it cancels the body and makes the next read throw the signal's reason. */
   signal?: CallSignal
+  /**
+   * Reads text made only of plain events without the parser, keeping each event's wire text
+   * (`raw`); the messages are the same (default true; false is the parser alone, for comparison).
+   */
+  plainEvents?: boolean
 }
 
 /** Pulls SSE messages from a body, one at a time. */
@@ -70,6 +76,12 @@ export function createSseReader(
   let head = 0
   let ended = false
   let failure: unknown
+  // True while everything decoded so far ended at a blank line (the parser holds nothing), so the
+  // next text can be read as plain events without it.
+  let atBoundary = true
+  const readPlain = options.plainEvents !== false
+  // The parser strips a mis-decoded byte order mark from its first input only.
+  let parserFed = false
   // Lines that are not SSE, since the last valid event: kept while they may be a JSON object.
   let stray: string[] = []
   let strayChars = 0
@@ -168,8 +180,25 @@ export function createSseReader(
             parser.feed(`${decoder.decode()}\n\n`)
             flushStray()
           } else {
-            // In slices, so that a chunk of garbage stops being parsed soon after it fails.
             const text = decoder.decode(value as Uint8Array, { stream: true })
+            const plain =
+              readPlain && atBoundary ? plainEvents(text, options.maxBufferSize) : undefined
+            if (plain !== undefined) {
+              // Plain text starts with `data: ` or `event: `: the parser would strip nothing from
+              // it, so it is told its first input has passed.
+              if (!parserFed) parser.feed('')
+              parserFed = true
+              for (const message of plain) {
+                sawMessage()
+                queue.push(message)
+              }
+              continue
+            }
+            if (text !== '') {
+              parserFed = true
+              atBoundary = text.endsWith('\n\n')
+            }
+            // In slices, so that a chunk of garbage stops being parsed soon after it fails.
             for (let at = 0; at < text.length && failure === undefined; at += feedSlice) {
               parser.feed(
                 at === 0 && text.length <= feedSlice ? text : text.slice(at, at + feedSlice),

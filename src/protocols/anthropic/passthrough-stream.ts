@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
-import { serializeSse } from '../../sse/serialize'
+import { serializeSse, wireText, withData } from '../../sse/serialize'
 import type { Usage } from '../../canonical/types'
 import { emptyUsage, mergeUsage, toTokenUsage } from '../../canonical/usage'
 import { anthropicUsageToCanonical } from './canonical-usage'
@@ -25,7 +25,7 @@ export function anthropicPassthroughStream(callName: string): SseTranslator {
       const name = upstream.event
       const message =
         name === 'message_start'
-          ? { ...upstream, data: setStringMember(upstream.data, ['message', 'model'], callName) }
+          ? withData(upstream, setStringMember(upstream.data, ['message', 'model'], callName))
           : upstream
       if (name === 'message_start' || name === 'message_delta') {
         const parsed = parseJson(message.data)
@@ -37,17 +37,17 @@ export function anthropicPassthroughStream(callName: string): SseTranslator {
       }
       if (name === 'message_stop') {
         sawStop = true
-        return { frames: [serializeSse(message)], final: 'ok' }
+        return { frames: [wireText(message)], final: 'ok' }
       }
       if (name === 'error') {
         const parsed = parseJson(message.data)
         return {
-          frames: [serializeSse(message)],
+          frames: [wireText(message)],
           final: 'error',
           error: anthropicErrorToGateway(parsed.ok ? parsed.value : undefined),
         }
       }
-      return { frames: [serializeSse(message)] }
+      return { frames: [wireText(message)] }
     },
     end() {
       if (sawStop) return { frames: [], final: 'ok' }

@@ -5,7 +5,7 @@ import { findTopLevelMembers } from '../../internal/json-members'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember, spliceStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
-import { serializeSse } from '../../sse/serialize'
+import { serializeSse, wireText, withData } from '../../sse/serialize'
 import { geminiUsageToCanonical } from './canonical-usage'
 import { geminiErrorToGateway, geminiStreamErrorFrame } from './errors'
 
@@ -55,7 +55,7 @@ export function geminiPassthroughStream(callName: string): SseTranslator {
           : found.keysAgree
             ? spliceStringMember(data, found, 'modelVersion', encodedName)
             : setStringMember(data, ['modelVersion'], callName)
-      return { frames: [serializeSse(named === data ? message : { ...message, data: named })] }
+      return { frames: [wireText(withData(message, named))] }
     },
     end() {
       if (finished) return { frames: [], final: 'ok' }

@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
-import { serializeSse } from '../../sse/serialize'
+import { serializeSse, wireText, withData } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
 import { openAIStreamErrorFrame } from './errors'
 import { readOpenAIUsage } from './canonical-usage'
@@ -31,7 +31,7 @@ export function openAIPassthroughStream(options: {
   return {
     push(upstream) {
       if (upstream.type === 'comment') return { frames: [serializeSse(upstream)] }
-      if (upstream.data === '[DONE]') return { frames: [serializeSse(upstream)], final: 'ok' }
+      if (upstream.data === '[DONE]') return { frames: [wireText(upstream)], final: 'ok' }
       if (errorPattern.test(upstream.data)) {
         const parsed = parseJson(upstream.data)
         const body = parsed.ok ? parsed.value : undefined
@@ -44,7 +44,7 @@ export function openAIPassthroughStream(options: {
         }
       }
       const data = setStringMember(upstream.data, ['model'], options.callName)
-      const message = data === upstream.data ? upstream : { ...upstream, data }
+      const message = withData(upstream, data)
       if (usagePattern.test(data)) {
         const parsed = parseJson(data)
         if (parsed.ok && isJsonObject(parsed.value)) {
@@ -54,7 +54,7 @@ export function openAIPassthroughStream(options: {
           if (usageOnly && !options.clientWantsUsage) return { frames: [] }
         }
       }
-      return { frames: [serializeSse(message)] }
+      return { frames: [wireText(message)] }
     },
     end() {
       // No `[DONE]`: the answer may be cut short, and its usage chunk (sent last) is missing.

@@ -3,7 +3,7 @@ import { finiteNumber, isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
 import type { SseMessage } from '../../sse/sse-message'
-import { serializeSse } from '../../sse/serialize'
+import { serializeSse, wireText, withData } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
 import { readResponsesUsage } from './canonical-usage'
 import { responsesErrorObject, responsesEventError, responsesFailure } from './errors'
@@ -75,7 +75,7 @@ export function responsesPassthroughStream(callName: string): SseTranslator {
       const type = upstream.event ?? typePattern.exec(start)?.[1]
       const message =
         type !== undefined && namingEvents.has(type)
-          ? { ...upstream, data: setStringMember(upstream.data, ['response', 'model'], callName) }
+          ? withData(upstream, setStringMember(upstream.data, ['response', 'model'], callName))
           : upstream
       const sequence = sequencePattern.exec(start)?.[1]
       if (type === 'error' && !begun) {
@@ -105,11 +105,11 @@ export function responsesPassthroughStream(callName: string): SseTranslator {
         usage = readResponsesUsage(response['usage']) ?? usage
         ended = true
         return {
-          frames: [serializeSse(message)],
+          frames: [wireText(message)],
           final: type === 'response.failed' ? 'error' : 'ok',
         }
       }
-      return { frames: [serializeSse(message)] }
+      return { frames: [wireText(message)] }
     },
     end() {
       if (ended) return { frames: [], final: 'ok' }
