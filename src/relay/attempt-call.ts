@@ -9,6 +9,7 @@ import { openExchange } from '../upstream/exchange'
 import { isEventStream, notAnEventStream, readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
+import { gatewayCall } from '../upstream/call-headers'
 import { sendUpstream } from '../upstream/upstream-answer'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import type { MeteredRequest } from './metered-request'
@@ -60,18 +61,19 @@ export async function attemptCall(
     onSent()
     const upstream = await sendUpstream(
       plan.provider,
-      {
-        operation: plan.operation,
-        model: plan.route.model.upstreamModel,
-        body: plan.body,
-        headers: plan.headers,
-        stream: plan.stream,
-        // Built only if a provider reads it: the direct Node path takes the light signal.
-        get signal() {
-          return exchange.abortSignal
+      // The signal and the `Headers` are built only if a provider reads them: the direct Node
+      // path takes the light signal and the header record.
+      gatewayCall(
+        {
+          operation: plan.operation,
+          model: plan.route.model.upstreamModel,
+          body: plan.body,
+          stream: plan.stream,
+          credential: selection.credential?.index,
         },
-        credential: selection.credential?.index,
-      },
+        plan.headers,
+        () => exchange.abortSignal,
+      ),
       exchange.signal,
     )
     record.status = upstream.status

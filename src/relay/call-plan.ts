@@ -5,6 +5,7 @@
  */
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { Route } from '../routing/resolve-route'
+import type { CallHeaders } from '../upstream/call-headers'
 import type { UpstreamOperation, UpstreamProvider } from '../upstream/provider'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import type { OutputAllowance } from './output-allowance'
@@ -27,7 +28,7 @@ export type CallPlan = {
   output: OutputAllowance
   operation: UpstreamOperation
   body: string
-  headers: Headers
+  headers: CallHeaders
   /**
    * A checked 2xx JSON answer (its text as sent, and the object it parses to) → the client's
    * body and the usage it reports.

@@ -15,11 +15,14 @@ import { readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
+import { gatewayCall, type CallHeaders } from '../upstream/call-headers'
 import { sendUpstream } from '../upstream/upstream-answer'
 import { upstreamRetryAfterMs } from '../http/retry-after'
 
 type Answer = { status: number; text: string; body: Record<string, unknown> }
-type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential'>
+type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential' | 'headers'> & {
+  headers: CallHeaders
+}
 
 /**
  * Upstream calls that use no tokens (token counting), so they are neither admitted nor metered,
@@ -119,14 +122,17 @@ async function attemptUnmetered(
     if (exchange.signal.aborted) throw exchange.signal.reason
     const upstream = await sendUpstream(
       provider,
-      {
-        ...call,
-        stream: false,
-        get signal() {
-          return exchange.abortSignal
+      gatewayCall(
+        {
+          operation: call.operation,
+          model: call.model,
+          body: call.body,
+          stream: false,
+          credential: selection.credential?.index,
         },
-        credential: selection.credential?.index,
-      },
+        call.headers,
+        () => exchange.abortSignal,
+      ),
       exchange.signal,
     )
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol, scrub)

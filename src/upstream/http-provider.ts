@@ -1,6 +1,7 @@
 import { maskKey } from '../auth/mask-key'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { CallSignal } from '../internal/call-signal'
+import { headerRecordOf } from './call-headers'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
 
@@ -82,9 +83,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
   return Object.assign(provider, {
     [upstreamAnswerKey]: (call: UpstreamCall, signal: CallSignal) => {
       // No prototype: a header name can never meet an Object member.
-      const headers = Object.create(null) as Record<string, string>
-      // lookup-safe: a prototype-less record
-      call.headers.forEach((value, name) => (headers[name] = value))
+      const headers = headerRecordOf(call)
       for (const [name, value] of Object.entries(options.headers ?? {})) {
         headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
       }

@@ -1,4 +1,5 @@
 import type { RequestHeaders } from '../http/gateway-request'
+import { CallHeaders } from './call-headers'
 
 /**
  * The headers an upstream call starts from: JSON content type plus the client headers on the
@@ -8,8 +9,9 @@ import type { RequestHeaders } from '../http/gateway-request'
 export function buildUpstreamHeaders(
   client: RequestHeaders,
   allowList: readonly string[],
-): Headers {
-  const headers = new Headers({ 'content-type': 'application/json' })
+): CallHeaders {
+  const headers = new CallHeaders()
+  headers.set('content-type', 'application/json')
   for (const name of allowList) {
     const value = client.get(name)
     if (value !== null) headers.set(name, value)
@@ -35,7 +37,7 @@ const sendableId = /^[\x21-\x7e]{1,512}$/
  * that OpenAI would refuse (non-ASCII, over 512 characters) is not sent: correlation is never worth
  * a failed call.
  */
-export function setRequestIdHeaders(headers: Headers, requestId: string): void {
+export function setRequestIdHeaders(headers: CallHeaders, requestId: string): void {
   if (!sendableId.test(requestId)) return
   for (const name of requestIdHeaders) headers.set(name, requestId)
 }
