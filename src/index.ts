@@ -86,7 +86,7 @@ export type {
 export { createWeightedSelector } from './failover/weighted-selector'
 export { defaultRetryPolicy } from './failover/retry-policy'
 export type { RetryBudgetSettings, RetryPolicy, RetrySettings } from './failover/retry-policy'
-export type { AttemptPhase, UpstreamAttempt } from './observability/upstream-attempt'
+export type { AttemptPhase, UpstreamAttempt } from './usage/upstream-attempt'
 export type { WeightedSelectorOptions } from './failover/weighted-selector'
 export { createHealthSelector } from './failover/health-selector'
 export type { HealthSelectorOptions, SelectorLogger } from './failover/health-selector'

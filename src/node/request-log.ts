@@ -1,6 +1,6 @@
 import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import { formatUsd, usdToNano } from '../pricing/price-units'
 import type { BudgetAlert } from '../usage/budget-alert'
 

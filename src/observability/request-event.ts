@@ -1,5 +1,5 @@
 import type { Adjustment } from '../models/model-target'
-import type { UpstreamAttempt } from './upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
 import type { UsageCost } from '../pricing/usage-cost'
 

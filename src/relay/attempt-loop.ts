@@ -9,7 +9,7 @@ import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failove
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { Group } from '../routing/group-registry'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
