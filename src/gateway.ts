@@ -29,6 +29,7 @@ import { matchRoute, type RouteName } from './http/match-route'
 import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
 import { logField } from './observability/log-field'
 import type { RequestEvent } from './observability/request-event'
+import { createRequestTracer } from './observability/request-tracer'
 import { renderError, type ErrorShape } from './protocols/render-error'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
@@ -168,6 +169,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       }
     },
   }
+  const startTrace = createRequestTracer(valid.telemetry, async () => await selector.health(), now)
   const basePath = valid.basePath
   const maxInFlight = valid.maxInFlight
   const cors =
@@ -248,9 +250,19 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
         emitted = true
         lifecycle.end()
         // No listener, no event: building it is measurable work on every request.
-        if (onEvent === undefined) return
-        runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
+        if (onEvent === undefined && scope.trace === undefined) return
+        const event = { ...scope.event, status, outcome, durationMs: now() - startedAt }
+        scope.trace?.end(event)
+        runtime.emit(event)
       },
+    }
+    if (startTrace !== undefined) {
+      const started = startTrace(request)
+      scope.trace = started instanceof Promise ? await started : started
+      if (scope.trace !== undefined) {
+        scope.event.traceId = scope.trace.traceId
+        scope.event.spanId = scope.trace.spanId
+      }
     }
     // A browser's preflight is answered before any key, as CORS requires.
     const preflight = cors?.preflight(
