@@ -349,6 +349,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       basePath,
       configKeys: () => configKeysPromise,
       console: valid.console,
+      metrics: valid.metrics,
+      probes: valid.probes,
       health,
     }),
   }
