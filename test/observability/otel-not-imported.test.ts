@@ -1,4 +1,6 @@
 import { build, type Metafile } from 'esbuild'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -42,5 +44,28 @@ describe('with telemetry off, the core does not import the OpenTelemetry API', (
     // The loader imports both lazily, and only a config with `telemetry` calls it.
     expect(dynamic).toContain('@opentelemetry/api')
     expect(dynamic).toContain('src/observability/otel/otel-telemetry.ts')
+  })
+
+  it('the built core (dist/index.js) reaches it by no static import either', () => {
+    const seen = new Set<string>()
+    const bare: string[] = []
+    const visit = (path: string) => {
+      if (seen.has(path)) return
+      seen.add(path)
+      const text = readFileSync(path, 'utf8')
+      for (const match of text.matchAll(
+        /^\s*(?:import|export)\b[^;'"]*?from\s*["']([^"']+)["']/gm,
+      )) {
+        const specifier = match[1]!
+        if (specifier.startsWith('.')) visit(join(dirname(path), specifier))
+        else bare.push(specifier)
+      }
+    }
+    visit(join(root, 'dist/index.js'))
+    expect(bare.filter((specifier) => specifier.includes('opentelemetry'))).toEqual([])
+    expect([...seen].filter((path) => path.includes('otel-telemetry'))).toEqual([])
+    expect(readFileSync(join(root, 'dist/index.js'), 'utf8')).toContain(
+      'import("@opentelemetry/api")',
+    )
   })
 })
