@@ -7,10 +7,13 @@
  * - `sdk`: the SDK's providers passed in — sdk-trace-base 2.x with a `BatchSpanProcessor` and an
  *   exporter that drops spans, sdk-metrics 2.x with a reader that is never collected — so every
  *   span and measure is made and recorded, as in production minus the export.
- * Reports the median CPU µs per request of each, over `--rounds` (7) rounds of `--requests`
- * (2,000) calls. In-process figures keep improving as V8 tiers up: compare the columns of one run,
- * not runs.
+ * Each subject runs in a process of its own (a shared heap would charge one subject's garbage to
+ * the others), warmed up, then measured over `--requests` (3,000) calls; the processes alternate
+ * over `--rounds` (5) rounds. Reports the median CPU µs per request of each. In-process figures
+ * keep improving as V8 tiers up: compare the columns of one run, not runs.
  */
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
@@ -26,8 +29,10 @@ import {
 
 const { values: flags } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '7' },
-    requests: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '5' },
+    requests: { type: 'string', default: '3000' },
+    child: { type: 'string' },
+    stream: { type: 'boolean', default: false },
   },
 })
 const rounds = Number(flags.rounds)
@@ -73,23 +78,6 @@ function gatewayWith(telemetry: GatewayConfig['telemetry']): GatewayHandler {
   })
 }
 
-const sdk = {
-  tracerProvider: new BasicTracerProvider({
-    spanProcessors: [
-      new BatchSpanProcessor({
-        export: (_spans, done) => done({ code: 0 }),
-        shutdown: async () => undefined,
-      }),
-    ],
-  }),
-  meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
-}
-const subjects: [string, GatewayHandler][] = [
-  ['off', gatewayWith(undefined)],
-  ['no-op', gatewayWith(true)],
-  ['sdk', gatewayWith(sdk)],
-]
-
 async function call(gateway: GatewayHandler, stream: boolean): Promise<void> {
   const response = await gateway(
     new Request('http://gateway.bench/v1/chat/completions', {
@@ -107,34 +95,62 @@ async function call(gateway: GatewayHandler, stream: boolean): Promise<void> {
   await response.arrayBuffer()
 }
 
+/** One subject, in this process: prints its CPU µs per request. */
+async function measureChild(mode: string, stream: boolean): Promise<void> {
+  let shutdown = async () => undefined as unknown
+  let telemetry: GatewayConfig['telemetry']
+  if (mode === 'no-op') telemetry = true
+  if (mode === 'sdk') {
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [
+        new BatchSpanProcessor({
+          export: (_spans, done) => done({ code: 0 }),
+          shutdown: async () => undefined,
+        }),
+      ],
+    })
+    telemetry = {
+      tracerProvider,
+      meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+    }
+    shutdown = () => tracerProvider.shutdown()
+  }
+  const gateway = gatewayWith(telemetry)
+  for (let index = 0; index < 2000; index += 1) await call(gateway, stream)
+  const cpu = process.cpuUsage()
+  for (let index = 0; index < requests; index += 1) await call(gateway, stream)
+  const used = process.cpuUsage(cpu)
+  await shutdown()
+  console.log(((used.user + used.system) / requests).toFixed(2))
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right)
   return sorted[Math.floor((sorted.length - 1) / 2)]!
 }
 
-const results = new Map<string, number[]>()
-for (const stream of [false, true]) {
-  for (const [, gateway] of subjects) {
-    for (let index = 0; index < 300; index += 1) await call(gateway, stream)
-  }
+if (flags.child !== undefined) {
+  await measureChild(flags.child, flags.stream)
+} else {
+  const self = fileURLToPath(import.meta.url)
+  const results = new Map<string, number[]>()
   for (let round = 0; round < rounds; round += 1) {
-    for (const [name, gateway] of subjects) {
-      const cpu = process.cpuUsage()
-      for (let index = 0; index < requests; index += 1) await call(gateway, stream)
-      const used = process.cpuUsage(cpu)
-      const key = `${stream ? 'stream' : 'json'} · ${name}`
-      const list = results.get(key) ?? []
-      list.push((used.user + used.system) / requests)
-      results.set(key, list)
+    for (const stream of [false, true]) {
+      for (const mode of ['off', 'no-op', 'sdk']) {
+        const args = ['--import', 'tsx', self, '--child', mode, '--requests', String(requests)]
+        const output = execFileSync(process.execPath, stream ? [...args, '--stream'] : args, {
+          encoding: 'utf8',
+        })
+        const key = `${stream ? 'stream' : 'json'} · ${mode}`
+        results.set(key, [...(results.get(key) ?? []), Number(output.trim())])
+      }
     }
   }
-}
-console.log(
-  `telemetry cost, in process: median CPU µs per request over ${rounds} rounds of ${requests}`,
-)
-for (const [key, values] of results) {
   console.log(
-    `${key.padEnd(16)} ${median(values).toFixed(1).padStart(8)}   (rounds: ${values.map((value) => value.toFixed(0)).join(' ')})`,
+    `telemetry cost, in process: median CPU µs per request, ${rounds} processes of ${requests} calls each`,
   )
+  for (const [key, values] of results) {
+    const rows = values.map((value) => value.toFixed(0)).join(' ')
+    console.log(`${key.padEnd(16)} ${median(values).toFixed(1).padStart(8)}   (runs: ${rows})`)
+  }
 }
-await sdk.tracerProvider.shutdown()
