@@ -1,10 +1,10 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { CallPlan } from '../relay/relay-call'
-import type { SseTranslator } from '../relay/sse-translator'
+import type { CallPlan } from './call-plan'
+import type { SseTranslator } from '../canonical/sse-translator'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
-import { createStreamFactsWatch, jsonAnswerFacts } from './answer-facts'
-import type { AttemptTrace } from './telemetry-hooks'
-import type { UpstreamAttempt } from './upstream-attempt'
+import { createStreamFactsWatch, jsonAnswerFacts } from '../observability/answer-facts'
+import type { AttemptTrace } from '../observability/telemetry-hooks'
+import type { UpstreamAttempt } from '../observability/upstream-attempt'
 
 /**
  * The telemetry of one upstream attempt, as the attempt loop and `attemptCall` report it: its
