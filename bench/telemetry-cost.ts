@@ -10,14 +10,15 @@
  * Each subject runs in a process of its own (a shared heap would charge one subject's garbage to
  * the others), warmed up, then measured over `--requests` (3,000) calls; the processes alternate
  * over `--rounds` (5) rounds. Reports the median CPU µs per request of each. In-process figures
- * keep improving as V8 tiers up: compare the columns of one run, not runs.
+ * keep improving as V8 tiers up: compare the columns of one run, not runs. `--dist` measures the
+ * built package (`dist/index.js`, run `npx tsup` first) instead of the sources through tsx.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
-import { createGateway, type GatewayConfig, type GatewayHandler } from '../src/index'
+import type { GatewayConfig, GatewayHandler } from '../src/index'
 import {
   benchKey,
   benchModel,
@@ -32,6 +33,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '5' },
     requests: { type: 'string', default: '3000' },
     child: { type: 'string' },
+    dist: { type: 'boolean', default: false },
     stream: { type: 'boolean', default: false },
   },
 })
@@ -59,6 +61,10 @@ const upstream: typeof fetch = async (_input, init) => {
     { headers: { 'content-type': 'text/event-stream' } },
   )
 }
+
+const { createGateway } = (
+  flags.dist ? await import('../dist/index.js') : await import('../src/index')
+) as typeof import('../src/index')
 
 function gatewayWith(telemetry: GatewayConfig['telemetry']): GatewayHandler {
   return createGateway({
@@ -138,6 +144,7 @@ if (flags.child !== undefined) {
     for (const stream of [false, true]) {
       for (const mode of ['off', 'no-op', 'sdk']) {
         const args = ['--import', 'tsx', self, '--child', mode, '--requests', String(requests)]
+        if (flags.dist) args.push('--dist')
         const output = execFileSync(process.execPath, stream ? [...args, '--stream'] : args, {
           encoding: 'utf8',
         })
@@ -147,7 +154,7 @@ if (flags.child !== undefined) {
     }
   }
   console.log(
-    `telemetry cost, in process: median CPU µs per request, ${rounds} processes of ${requests} calls each`,
+    `telemetry cost (${flags.dist ? 'dist' : 'src'}), in process: median CPU µs per request, ${rounds} processes of ${requests} calls each`,
   )
   for (const [key, values] of results) {
     const rows = values.map((value) => value.toFixed(0)).join(' ')
