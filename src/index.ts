@@ -76,6 +76,21 @@ export { createMemoryResponseStore } from './response-store/memory-response-stor
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
 export type { RequestEvent } from './observability/request-event'
 export type {
+  TelemetryMeterProvider,
+  TelemetryOption,
+  TelemetryTracerProvider,
+} from './observability/telemetry-option'
+export { createPrometheusMetrics } from './observability/prometheus/prometheus-metrics'
+export type {
+  HealthSource,
+  PrometheusMetrics,
+  PrometheusMetricsOptions,
+} from './observability/prometheus/prometheus-metrics'
+export { createMetricsRoute } from './observability/prometheus/metrics-route'
+export { createProbes } from './observability/probes'
+export type { ProbeCheck, ProbesOptions, RouteHandler } from './observability/probes'
+export { genAiConventionsVersion } from './observability/gen-ai-conventions'
+export type {
   AttemptVerdict,
   SelectContext,
   Selection,

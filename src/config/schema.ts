@@ -18,6 +18,7 @@ import { buildCorsSchema } from './cors-schema'
 import { buildConsoleSchema } from './console-schema'
 import { crossFieldChecks } from './cross-checks'
 import { buildSpendSchemas } from './spend-schema'
+import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
 
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
@@ -81,6 +82,10 @@ function buildConfigSchemas() {
       cors: z.optional(buildCorsSchema()),
       /** The web console (`model-gateway/console`): validated here, served by `createConsole`. */
       console: z.optional(buildConsoleSchema()),
+      /** The Prometheus endpoint the CLI serves: validated here, served by the CLI. */
+      metrics: z.optional(metricsRouteSchema()),
+      /** Liveness and readiness routes the CLI serves: validated here, served by the CLI. */
+      probes: z.optional(probesSchema()),
       groups: z.optional(z.array(group)),
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
       keys: z.optional(z.array(keyEntry)),
@@ -110,6 +115,8 @@ function buildConfigSchemas() {
       now: z.optional(fn<() => number>('a clock')),
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+      /** OpenTelemetry spans and metrics (`@opentelemetry/api`, loaded only when set). */
+      telemetry: z.optional(telemetrySchema()),
       /** Called once per period when a key's spend crosses a budget's `alertAt`. */
       onBudgetAlert: z.optional(fn<(alert: BudgetAlert) => void>('a budget alert')),
     })
