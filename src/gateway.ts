@@ -22,6 +22,8 @@ import { handleKeyUsage } from './handlers/key-usage'
 import { handleListModels } from './handlers/list-models'
 import { handleResponses } from './handlers/responses'
 import { handleGetResponse } from './handlers/responses-get'
+import { handleEmbeddings } from './handlers/embeddings'
+import { handleGeminiEmbed } from './handlers/gemini-embed'
 import { createCorsPolicy } from './http/cors'
 import { toResponse, type GatewayAnswer } from './http/gateway-answer'
 import { fromWebRequest, type GatewayRequest, type RequestHeaders } from './http/gateway-request'
@@ -83,6 +85,9 @@ const handlers: Record<
   usage: handleKeyUsage,
   responses: handleResponses,
   'responses.get': handleGetResponse,
+  embeddings: handleEmbeddings,
+  'gemini.embed': (runtime, scope) => handleGeminiEmbed(runtime, scope, false),
+  'gemini.batch_embed': (runtime, scope) => handleGeminiEmbed(runtime, scope, true),
 }
 
 /**
