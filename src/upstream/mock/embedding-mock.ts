@@ -1,4 +1,4 @@
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import { floatsToBase64 } from '../../protocols/embeddings/embedding-vectors'
 import { estimateTokens } from '../../usage/estimate-tokens'
 
@@ -57,7 +57,7 @@ export function answerGeminiEmbed(body: string, batch: boolean): Response {
     const content = isJsonObject(one['content']) ? one['content'] : {}
     const parts = Array.isArray(content['parts']) ? content['parts'] : []
     const text = parts
-      .map((part) => (isJsonObject(part) ? String(part['text'] ?? '') : ''))
+      .map((part) => (isJsonObject(part) ? stringOf(part['text']) : ''))
       .join('\n')
     const dimensions = one['outputDimensionality']
     return {
