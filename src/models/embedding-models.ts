@@ -42,5 +42,7 @@ export const embeddingModels: readonly ModelProfileEntry[] = [
     2048,
     google,
   ),
+  // Text, images, audio, video and PDFs in one space; 128 to 3072 dimensions.
+  embedder('gemini-embedding-2', ['gemini-embedding-2*'], 3072, true, 8192, google),
   embedder('text-embedding-004', ['text-embedding-004*'], 768, true, 2048, google),
 ]

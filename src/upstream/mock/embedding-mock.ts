@@ -56,9 +56,7 @@ export function answerGeminiEmbed(body: string, batch: boolean): Response {
     const one = isJsonObject(item) ? item : {}
     const content = isJsonObject(one['content']) ? one['content'] : {}
     const parts = Array.isArray(content['parts']) ? content['parts'] : []
-    const text = parts
-      .map((part) => (isJsonObject(part) ? stringOf(part['text']) : ''))
-      .join('\n')
+    const text = parts.map((part) => (isJsonObject(part) ? stringOf(part['text']) : '')).join('\n')
     const dimensions = one['outputDimensionality']
     return {
       values: mockVector(text, typeof dimensions === 'number' ? dimensions : mockDimensions),
