@@ -33,7 +33,7 @@ export async function handleGeminiEmbed(
   // The model is in the path: an unknown one is answered before the body is even read.
   const route = await resolveCall(runtime, scope, name)
   const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
-  const call = parseGeminiEmbedCall(json.value, batch, name)
+  const call = parseGeminiEmbedCall(json.value, batch)
   const routed = routeEmbedding(scope, route, name, call.estimatedTokens)
   return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan => {
     const family = embeddingFamily(common)
@@ -67,8 +67,8 @@ export async function handleGeminiEmbed(
 
 /**
  * The body a Gemini upstream gets: the client's, with a `model` it names set to the upstream
- * model, and in a batch every request's `model` so set (Google refuses a batch whose requests name
- * another model than the path's).
+ * model, and in a batch every request's `model` so set, whatever the client wrote there: the path
+ * names the model, and Google refuses a batch whose requests name another.
  */
 function geminiEmbedPassthroughBody(json: ClientJson, upstreamModel: string, batch: boolean) {
   const body = isJsonObject(json.value) ? json.value : {}

@@ -39,17 +39,14 @@ export type GeminiEmbedCall = {
 
 /**
  * Checks a Gemini `:embedContent` body (`content`, `taskType`, `title`, `outputDimensionality`)
- * or a `:batchEmbedContents` body (`requests`, at most 100, each such a body whose `model`, when
- * given, is the path's). Google's REST API reads snake_case names too, and so does this. A bad
+ * or a `:batchEmbedContents` body (`requests`, at most 100, each such a body). The path names the
+ * model: a `model` a request names is not read (passthrough sets it to the upstream model's, as
+ * countTokens does its `generateContentRequest.model`). Google's REST API reads snake_case names too, and so does this. A bad
  * field is a 400 naming it, in Google's shape.
  *
  * @see https://ai.google.dev/api/embeddings
  */
-export function parseGeminiEmbedCall(
-  value: unknown,
-  batch: boolean,
-  model: string,
-): GeminiEmbedCall {
+export function parseGeminiEmbedCall(value: unknown, batch: boolean): GeminiEmbedCall {
   if (!isJsonObject(value)) throw invalid('The request body must be a JSON object.', undefined)
   let requests: GeminiEmbedRequest[]
   if (batch) {
@@ -63,9 +60,9 @@ export function parseGeminiEmbedCall(
         'requests',
       )
     }
-    requests = list.map((item: unknown, index) => readRequest(item, `requests[${index}]`, model))
+    requests = list.map((item: unknown, index) => readRequest(item, `requests[${index}]`))
   } else {
-    requests = [readRequest(value, '', model)]
+    requests = [readRequest(value, '')]
   }
   let estimatedTokens = 0
   for (const request of requests) {
@@ -74,16 +71,9 @@ export function parseGeminiEmbedCall(
   return { requests, batch, estimatedTokens }
 }
 
-function readRequest(value: unknown, at: string, model: string): GeminiEmbedRequest {
+function readRequest(value: unknown, at: string): GeminiEmbedRequest {
   const name = (member: string) => (at === '' ? member : `${at}.${member}`)
   if (!isJsonObject(value)) throw invalid(`\`${at}\` must be an object.`, at)
-  const named = member(value, 'model', 'model')
-  if (named !== undefined && named !== `models/${model}` && named !== model) {
-    throw invalid(
-      `\`${name('model')}\` must be the model of the path, \`models/${model}\`.`,
-      name('model'),
-    )
-  }
   const content = member(value, 'content', 'content')
   if (!isJsonObject(content) || !Array.isArray(content['parts']) || content['parts'].length === 0) {
     throw invalid(
