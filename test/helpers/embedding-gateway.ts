@@ -12,9 +12,16 @@ import { gatewayHandler, geminiApiKey, geminiBaseUrl } from './gemini-upstream'
 import { upstreamApiKey, upstreamBaseUrl } from './upstream'
 import { gatewayUrl } from './gateway'
 
+/** Keys of the embedding gateway beside the test gateway's. */
+export const embeddingKeys = {
+  perMinute: 'sk-test-embed-rpm-0123456789abcdefAB',
+  budget: 'sk-test-embed-budget-0123456789abcdef',
+} as const
+
 /**
  * A gateway with three groups — `o` (OpenAI: `text-embedding-3-small`, `embed-large` →
- * `text-embedding-3-large`, `text-embedding-ada-002`), `g` (Gemini: `gemini-embedding-001`,
+ * `text-embedding-3-large`, `text-embedding-ada-002`, `embed-fb` → `text-embedding-3-small` falling
+ * back to `g/gemini-embedding-001`), `g` (Gemini: `gemini-embedding-001`,
  * `gemini-embed` → `gemini-embedding-001`) and `a` (Anthropic: `claude-embed`) — on the
  * rule-enforcing embedding fakes, reached by every client through the global `fetch` (msw routes
  * `http://gateway.test` to the gateway in process), as the SDKs do by default. The fakes' calls
@@ -42,6 +49,11 @@ export function useEmbeddingGateway(overrides: Partial<GatewayConfig> = {}) {
             'text-embedding-3-small',
             { name: 'embed-large', upstreamModel: 'text-embedding-3-large' },
             'text-embedding-ada-002',
+            {
+              name: 'embed-fb',
+              upstreamModel: 'text-embedding-3-small',
+              fallbacks: ['g/gemini-embedding-001'],
+            },
           ],
           upstreams: [{ baseUrl: upstreamBaseUrl, apiKey: upstreamApiKey }],
         },
@@ -65,6 +77,8 @@ export function useEmbeddingGateway(overrides: Partial<GatewayConfig> = {}) {
         { key: keys.main, name: 'main' },
         { key: keys.limited, name: 'limited', quota: { tokens: 30 } },
         { key: keys.gptOnly, name: 'gemini-only', groups: ['g'] },
+        { key: embeddingKeys.perMinute, name: 'per-minute', limits: { inputTokensPerMinute: 40 } },
+        { key: embeddingKeys.budget, name: 'budget', budget: { usd: 1, per: 'day' } },
       ],
       ...overrides,
     })
