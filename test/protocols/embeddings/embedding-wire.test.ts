@@ -43,7 +43,7 @@ describe('readOpenAIVectors', () => {
             index,
             embedding,
           }))
-          const shuffled = data.map((item, at) => data[(at + Math.abs(shuffle)) % data.length]!)
+          const shuffled = data.map((_item, at) => data[(at + Math.abs(shuffle)) % data.length]!)
           expect(readOpenAIVectors({ data: shuffled }, vectors.length)).toEqual(vectors)
         },
       ),
