@@ -8,9 +8,9 @@ import config from '../gateway.config.json' with { type: 'json' }
 const gateway = createGateway(config as GatewayConfig)
 const app = express()
 // Mounted before any body parser, so the gateway reads the client's bytes as sent; the console
-// (the config's "console" section) under its own path.
+// (the config's "console" section) under its own path. /v1beta is the Gemini clients' base.
 app.use('/console', toNodeHandler(createConsole(gateway)))
-app.use('/v1', toNodeHandler(gateway))
+app.use(['/v1', '/v1beta'], toNodeHandler(gateway))
 
 const server = app.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo

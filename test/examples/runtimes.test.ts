@@ -1,3 +1,4 @@
+import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runtimeBin, spawnRuntime, type RunningExample } from '../helpers/spawn-runtime'
@@ -94,6 +95,13 @@ describe.each(examples)('$name', ({ name, command, args }) => {
 
     expect(deltas.join('')).toBe(`You said: ${text}`)
     expect(deltas.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('answers a Gemini client through /v1beta, which every example mounts', async () => {
+    const google = new GoogleGenAI({ apiKey: demoKey, httpOptions: { baseUrl: example!.url } })
+    const answer = await google.models.generateContent({ model, contents: text })
+
+    expect(answer.text).toBe(`You said: ${text}`)
   })
 
   it('serves the console: its page under a strict CSP, its embedded assets, sign-in and keys', async () => {
