@@ -7,7 +7,12 @@ import { openAIToGeminiEmbedding } from '../protocols/embeddings/embedding-trans
 import { readGeminiVectors } from '../protocols/embeddings/embedding-vectors'
 import { parseOpenAIEmbeddingsRequest } from '../protocols/embeddings/openai-embeddings-request'
 import { readOpenAIUsage } from '../protocols/openai/canonical-usage'
-import { checkEmbeddingAnswerSize, embeddingFamily, routeEmbedding } from '../relay/embedding-call'
+import {
+  checkEmbeddingAnswerSize,
+  embeddingFamily,
+  noStream,
+  routeEmbedding,
+} from '../relay/embedding-call'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
@@ -72,9 +77,4 @@ export async function handleEmbeddings(
       }),
     }
   })
-}
-
-/** Embeddings are never streamed: a plan's stream translator is never asked for. */
-export function noStream(): never {
-  throw new Error('An embedding call has no stream.')
 }

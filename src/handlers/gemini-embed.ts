@@ -9,11 +9,15 @@ import { readOpenAIVectors } from '../protocols/embeddings/embedding-vectors'
 import { parseGeminiEmbedCall } from '../protocols/embeddings/gemini-embed-request'
 import { readOpenAIUsage } from '../protocols/openai/canonical-usage'
 import type { ClientJson } from '../http/client-json'
-import { checkEmbeddingAnswerSize, embeddingFamily, routeEmbedding } from '../relay/embedding-call'
+import {
+  checkEmbeddingAnswerSize,
+  embeddingFamily,
+  noStream,
+  routeEmbedding,
+} from '../relay/embedding-call'
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
-import { noStream } from './embeddings'
 import { geminiCallName } from './gemini-generate'
 
 /**
@@ -38,7 +42,9 @@ export async function handleGeminiEmbed(
   return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan => {
     const family = embeddingFamily(common)
     const upstreamModel = common.route.model.upstreamModel
-    const dimensions = call.requests[0]?.outputDimensionality
+    // The largest asked for bounds them all; one request asking none falls to the profile's.
+    const asked = call.requests.map((request) => request.outputDimensionality)
+    const dimensions = asked.includes(undefined) ? undefined : Math.max(...(asked as number[]))
     checkEmbeddingAnswerSize(runtime, common.route, call.requests.length, dimensions, 'requests')
     const plan = {
       ...common,

@@ -74,3 +74,8 @@ export function checkEmbeddingAnswerSize(
     { param },
   )
 }
+
+/** Embeddings are never streamed: a plan's stream translator is never asked for. */
+export function noStream(): never {
+  throw new Error('An embedding call has no stream.')
+}
