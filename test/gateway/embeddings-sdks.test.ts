@@ -258,6 +258,36 @@ describe('LangChain OpenAIEmbeddings through /v1', () => {
   })
 })
 
+describe('LangChain OpenAIEmbeddings past Gemini’s 100 a batch', () => {
+  const documents = Array.from({ length: 150 }, (_, index) => `document ${index}`)
+
+  it('embeds 150 documents in two calls with batchSize 100, in order', async () => {
+    const embeddings = new OpenAIEmbeddings({
+      model: 'gemini-embedding-001',
+      apiKey: keys.main,
+      batchSize: 100,
+      dimensions: 4,
+      configuration: { baseURL: `${gatewayUrl}/v1` },
+    })
+    const vectors = await embeddings.embedDocuments(documents)
+    expect(vectors).toEqual(documents.map((text) => f32(fakeVector(text, 4))))
+    expect(setup.fakes.gemini.calls.map((call) => call.body['requests'].length)).toEqual([100, 50])
+  })
+
+  it('is told to, by a 400 naming input and the group, at its default batch size', async () => {
+    const embeddings = new OpenAIEmbeddings({
+      model: 'gemini-embedding-001',
+      apiKey: keys.main,
+      maxRetries: 0,
+      configuration: { baseURL: `${gatewayUrl}/v1` },
+    })
+    await expect(embeddings.embedDocuments(documents)).rejects.toThrow(
+      /group `g` is a Gemini group, which embeds at most 100/,
+    )
+    expect(setup.fakes.gemini.calls).toHaveLength(0)
+  })
+})
+
 describe('AI SDK embedMany', () => {
   it('with @ai-sdk/openai through /v1 to an OpenAI group', async () => {
     const provider = createOpenAI({ apiKey: keys.main, baseURL: `${gatewayUrl}/v1` })
