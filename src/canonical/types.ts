@@ -110,7 +110,7 @@ export type ChatRequest = {
    * object) the object must conform to it. `name` and `description` label the schema (OpenAI
    * `json_schema.name`); `strict` is OpenAI's strict mode, kept only when the client asked for it.
    * Each upstream gets its own form: OpenAI `response_format`, Anthropic `output_config.format`
-   * or a forced tool, Gemini `responseMimeType` + `responseJsonSchema` (README › Structured
+   * or a forced tool, Gemini `responseMimeType` + `responseJsonSchema` (docs/translation.md › Structured
    * output).
    */
   responseFormat?: ResponseFormat
@@ -119,7 +119,7 @@ export type ChatRequest = {
    * `budgetTokens` or `enabled: true` (on, size left to the model: Anthropic adaptive, Gemini's
    * dynamic budget) turns it on. Absent: the client said nothing, and the model's default holds.
    * A client that only asks to *see* thoughts (Gemini `includeThoughts` alone) sets nothing.
-   * The encoders fit this to what the target model accepts (README › Thinking).
+   * The encoders fit this to what the target model accepts (docs/model-profiles.md › What a translated request gets).
    */
   reasoning?: {
     effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max'

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../usage/usage-meter'
+import type { TokenUsage } from './token-usage'
 import type { Usage } from './types'
 
 /** Usage with nothing reported. */

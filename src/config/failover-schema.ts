@@ -1,7 +1,7 @@
 import * as z from 'zod/mini'
 
 /**
- * The config of upstream selection and health (README "Upstream health and selection"): built on
+ * The config of upstream selection and health (docs/routing-and-failover.md › Upstream health and selection): built on
  * demand, like the rest of the config's schemas, and spread into the group and upstream entries.
  */
 

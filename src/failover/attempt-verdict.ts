@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors'
 import { isJsonObject } from '../internal/json'
-import { upstreamRetryAfterMs } from '../upstream/retry-after'
+import { upstreamRetryAfterMs } from '../http/retry-after'
 import type { AttemptVerdict } from './upstream-selector'
 
 const neutral: AttemptVerdict = { kind: 'neutral' }

@@ -30,7 +30,7 @@ export type CircuitPolicy = {
   jitter: number
 }
 
-/** The defaults of `CircuitPolicy` (README "Upstream health"). */
+/** The defaults of `CircuitPolicy` (docs/routing-and-failover.md › Upstream health and selection). */
 export const defaultCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
   enabled: true,
   consecutiveFailures: 5,

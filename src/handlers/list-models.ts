@@ -3,23 +3,10 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { renderAnthropicModelList } from '../protocols/anthropic/models-list'
 import { renderOpenAIModelList } from '../protocols/openai/models-list'
 import { modelEntryProfile } from '../models/match-profile'
-import type { ModelProfile } from '../models/profile'
-import type { ProtocolName } from '../protocols/protocol-name'
 import { keyMayUseGroup } from '../routing/resolve-route'
 import { type GatewayAnswer } from '../http/gateway-answer'
-import { routePricing, type RoutePricing } from '../pricing/route-price'
-
-/**
- * A model as listed: the call name, the group that serves it and its protocol, the upstream
- * model's profile, whose limits the lists carry, and its price for the calling key.
- */
-export type ListedModel = {
-  id: string
-  groupId: string
-  protocol: ProtocolName
-  profile: ModelProfile
-  pricing: RoutePricing
-}
+import type { ListedModel } from '../pricing/listed-price'
+import { routePricing } from '../relay/route-price'
 
 /**
  * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the

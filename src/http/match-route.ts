@@ -1,4 +1,4 @@
-import type { ErrorShape } from '../protocols/render-error'
+import type { ErrorShape } from '../protocols/protocol-name'
 
 /** The gateway's routes. */
 export type RouteName =

@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../routing/group-registry'
+import type { ModelEntry } from './model-entry'
 import { anthropicModels } from './anthropic'
 import { deepseekModels } from './deepseek'
 import { embeddingModels } from './embedding-models'

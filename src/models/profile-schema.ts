@@ -11,7 +11,7 @@ const notAbove = (value: unknown, limit: unknown): boolean =>
 
 /**
  * The schema of a model entry's `profile` in the config: any field of a model profile, each
- * replacing the built-in value (`README` › Model profiles). Unknown fields are errors. Built when
+ * replacing the built-in value (docs/model-profiles.md). Unknown fields are errors. Built when
  * the config schema is (on the first config check).
  */
 export function modelProfileOverridesSchema() {

@@ -1,6 +1,20 @@
-import type { RoutePricing } from './route-price'
+import type { ModelProfile } from '../models/profile'
+import type { ProtocolName } from '../protocols/protocol-name'
+import type { RoutePricing } from './resolved-price'
 import { usdPerMillion } from './price-units'
 import type { CategoryRates } from './resolved-price'
+
+/**
+ * A model as listed: the call name, the group that serves it and its protocol, the upstream
+ * model's profile, whose limits the lists carry, and its price for the calling key.
+ */
+export type ListedModel = {
+  id: string
+  groupId: string
+  protocol: ProtocolName
+  profile: ModelProfile
+  pricing: RoutePricing
+}
 
 /**
  * A model's price as `GET /v1/models` lists it for the calling key: USD per 1M tokens of each

@@ -3,7 +3,7 @@ import { geminiPriceRows } from '../models/prices/gemini'
 import { openaiPriceRows } from '../models/prices/openai'
 import { normalizeModelName } from '../models/match-profile'
 import { compileNamePattern, type NamePattern } from '../models/name-pattern'
-import type { ModelEntry } from '../routing/group-registry'
+import type { ModelEntry } from '../models/model-entry'
 import type { CatalogueRow, ModelPrice, PriceOverride } from './model-price'
 import { resolvePrice, type ResolvedPrice } from './resolved-price'
 

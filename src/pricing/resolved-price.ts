@@ -108,3 +108,10 @@ function tierRates(tier: PriceTier, base: CategoryRates): CategoryRates | undefi
 function optional(usd: number | undefined, fallback: number | undefined): number | undefined {
   return usd === undefined ? fallback : picoPerToken(usd)
 }
+
+/**
+ * What a route's answer is charged at: the price of its model entry's upstream model (`undefined`
+ * when it has none) and the group's and key's multipliers together. Mutable: the attempt loop
+ * points it at the route of the attempt that answers.
+ */
+export type RoutePricing = { price: ResolvedPrice | undefined; multiplier: number }

@@ -1,4 +1,4 @@
-import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
+import type { TokenEstimate, TokenUsage } from '../canonical/token-usage'
 import { ratesFor, type CategoryRates, type ResolvedPrice } from './resolved-price'
 import { multiplierMicros, picoToNano, usdPerMillion } from './price-units'
 

@@ -5,8 +5,9 @@ import { geminiErrorBody } from './gemini/errors'
 import { openAIErrorObject, openAIStatus } from './openai/errors'
 import { responsesErrorObject, responsesErrorStatus } from './responses/errors'
 
-/** The error shapes a client route answers in: one per client protocol. */
-export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'responses'
+import type { ErrorShape } from './protocol-name'
+
+export type { ErrorShape } from './protocol-name'
 
 /**
  * Each client protocol's error answer. Core code never builds vendor-shaped JSON: it picks the

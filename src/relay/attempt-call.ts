@@ -11,8 +11,8 @@ import { readUpstreamError } from '../upstream/read-upstream-error'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { sendUpstream } from '../upstream/upstream-answer'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
-import type { MeteredRequest } from '../usage/metered-request'
-import type { CallPlan } from './relay-call'
+import type { MeteredRequest } from './metered-request'
+import type { CallPlan } from './call-plan'
 import { relaySse } from './relay-sse'
 
 /**

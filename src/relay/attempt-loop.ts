@@ -18,13 +18,9 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
-import { upstreamRetryAfterMs } from '../upstream/retry-after'
-import { admit, withRateLimitHeaders, type Admission } from '../usage/admit'
-import {
-  startMeteredRequest,
-  type MeteredDetails,
-  type MeteredRequest,
-} from '../usage/metered-request'
+import { upstreamRetryAfterMs } from '../http/retry-after'
+import { admit, withRateLimitHeaders, type Admission } from './admit'
+import { startMeteredRequest, type MeteredDetails, type MeteredRequest } from './metered-request'
 import type { TokenEstimate } from '../usage/usage-meter'
 import {
   hasMoneyBudget,
@@ -33,10 +29,10 @@ import {
   routePricing,
   unpricedModelError,
   type RoutePricing,
-} from '../pricing/route-price'
+} from './route-price'
 import { attemptCall } from './attempt-call'
 import { fallbackRoutes } from './fallback-plan'
-import type { CallPlan, PlanCall } from './relay-call'
+import type { CallPlan, PlanCall } from './call-plan'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()

@@ -4,7 +4,7 @@ import { modelEntryProfile } from '../models/match-profile'
 import { jsonBytesPerFloat } from '../protocols/embeddings/embedding-limits'
 import type { Route } from '../routing/resolve-route'
 import type { RoutedCall } from './route-call'
-import type { CommonPlan } from './translated-plan'
+import type { CommonPlan } from './call-plan'
 
 /** The wire an upstream embeds on: OpenAI's `/embeddings` or Gemini's `:embedContent`. */
 export type EmbeddingFamily = 'openai' | 'gemini'

@@ -2,7 +2,7 @@ import type { KeyRecord } from '../auth/key-store'
 import type { GatewayRuntime } from '../gateway-runtime'
 import type { Group } from '../routing/group-registry'
 import { keyMayUseGroup, type Route } from '../routing/resolve-route'
-import { refusesUnpriced } from '../pricing/route-price'
+import { refusesUnpriced } from './route-price'
 
 const none: readonly Route[] = []
 

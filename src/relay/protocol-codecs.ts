@@ -1,4 +1,4 @@
-import type { StreamDecoder, StreamEncoder } from '../canonical/stream-codec'
+import type { StreamDecoder } from '../canonical/stream-codec'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../canonical/types'
 import { encodeAnthropicRequest } from '../protocols/anthropic/request-encode'
 import { decodeAnthropicResponse, encodeAnthropicResponse } from '../protocols/anthropic/response'
@@ -23,6 +23,9 @@ import type { ModelProfile } from '../models/profile'
 import { anthropicJsonTool } from '../protocols/anthropic/structured-output'
 import { unwrapJsonToolResponse, unwrapJsonToolStream } from './json-tool-answer'
 import type { OutputAllowance } from './output-allowance'
+import type { ClientCodec } from '../canonical/client-codec'
+
+export type { ClientCodec, ClientMeta } from '../canonical/client-codec'
 
 /** How the gateway talks to an upstream of one protocol, through the canonical form. */
 export type UpstreamCodec = {
@@ -53,26 +56,6 @@ export type UpstreamCodec = {
     request: ChatRequest,
     profile: ModelProfile,
   ): StreamDecoder
-}
-
-/** What a translated answer to a client carries besides the canonical response. */
-export type ClientMeta = {
-  requestId: string
-  /** The call name the client sent, echoed as the answer's model (checklist ID-02). */
-  model: string
-  /** Unix seconds. */
-  created: number
-  /** The client asked for the usage chunk (OpenAI `stream_options.include_usage`). */
-  includeUsage: boolean
-}
-
-/** How the gateway answers a client of one protocol from the canonical form. */
-export type ClientCodec = {
-  encodeResponse(response: ChatResponse, meta: ClientMeta): unknown
-  /** Its `error` event is the protocol's in-stream error form, also used for a broken upstream. */
-  streamEncoder(meta: ClientMeta): StreamEncoder
-  /** Whether a failed stream ends the connection abnormally after the error frame. */
-  abortAfterFailure?: boolean
 }
 
 /** The upstream side of each protocol. */

@@ -5,9 +5,9 @@ import { streamDeadlineError } from '../upstream/classify-failure'
 import type { UpstreamExchange } from '../upstream/exchange'
 import type { UpstreamAnswer } from '../upstream/upstream-answer'
 import { scrubGatewayError, type SecretScrubber } from '../upstream/secret-scrubber'
-import type { MeteredRequest } from '../usage/metered-request'
+import type { MeteredRequest } from './metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
-import type { SseTranslator, TranslatedFrames } from './sse-translator'
+import type { SseTranslator, TranslatedFrames } from '../canonical/sse-translator'
 
 /** Options of the SSE relay. */
 export type SseRelayOptions = {

@@ -5,7 +5,7 @@ import { resolveRoute, type Route } from '../routing/resolve-route'
 import type { TokenEstimate, TokenUsage } from '../usage/usage-meter'
 import { estimateTokens } from '../usage/estimate-tokens'
 import { outputAllowance, type OutputAllowance } from './output-allowance'
-import type { CallAnswer, CallPlan } from './relay-call'
+import type { CallAnswer, CallPlan } from './call-plan'
 import { setStringMember } from '../internal/set-string-member'
 
 /**

@@ -5,14 +5,8 @@ import { modelEntryProfile } from '../models/match-profile'
 import type { ModelTarget } from '../models/model-target'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { upstreamCodecs, type ClientCodec } from './protocol-codecs'
-import type { CallPlan } from './relay-call'
+import type { CallPlan, CommonPlan } from './call-plan'
 import { translatedStream } from './translated-stream'
-
-/** The parts of a plan that do not depend on translation. */
-export type CommonPlan = Pick<
-  CallPlan,
-  'route' | 'provider' | 'model' | 'stream' | 'estimatedTokens' | 'estimate' | 'output'
->
 
 /**
  * A plan for a cross-protocol call: the canonical request is encoded for the upstream, and the

@@ -4,7 +4,7 @@ import { emptyUsage, mergeUsage, toTokenUsage } from '../canonical/usage'
 import type { GatewayError } from '../errors'
 import type { SseMessage } from '../sse/sse-message'
 import type { UsageOutcome } from '../usage/usage-meter'
-import type { SseTranslator, TranslatedFrames } from './sse-translator'
+import type { SseTranslator, TranslatedFrames } from '../canonical/sse-translator'
 
 /**
  * A translator for cross-protocol streams: upstream SSE → canonical events (the upstream's

@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
-import type { ChunkSource } from '../upstream/upstream-answer'
+import type { ChunkSource } from './chunk-source'
 import type { SseMessage } from './sse-message'
 
 /** Options of the SSE reader. */

@@ -1,10 +1,7 @@
+import type { ChunkSource } from '../sse/chunk-source'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
-/** A body read a chunk at a time: a `ReadableStream`'s reader is one. */
-export type ChunkSource = {
-  read(): Promise<{ done: true; value?: unknown } | { done: false; value: Uint8Array }>
-  cancel(reason?: unknown): Promise<void>
-}
+export type { ChunkSource } from '../sse/chunk-source'
 
 /**
  * An upstream's answer as the relay reads it: status, headers by name, and the body as a chunk

@@ -5,7 +5,7 @@ import { setStringMember } from '../../src/internal/set-string-member'
 import { anthropicPassthroughStream } from '../../src/protocols/anthropic/passthrough-stream'
 import { geminiPassthroughStream } from '../../src/protocols/gemini/passthrough-stream'
 import { openAIPassthroughStream } from '../../src/protocols/openai/passthrough-stream'
-import type { SseTranslator } from '../../src/relay/sse-translator'
+import type { SseTranslator } from '../../src/canonical/sse-translator'
 import { createSseReader } from '../../src/sse/sse-reader'
 import { everySplit, streamOfChunks } from '../helpers/streams'
 

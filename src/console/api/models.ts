@@ -3,7 +3,7 @@ import type { ReasoningControl } from '../../models/profile'
 import { keyMayUseGroup } from '../../routing/resolve-route'
 import type { KeyRecord } from '../../auth/key-store'
 import { listedPricing } from '../../pricing/listed-price'
-import { routePricing } from '../../pricing/route-price'
+import { routePricing } from '../../relay/route-price'
 import type { ConsoleRequest } from '../server/context'
 import { findKey } from '../server/key-directory'
 

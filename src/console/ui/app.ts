@@ -8,16 +8,7 @@ import { KeysPage } from './pages/keys'
 import { ModelsPage } from './pages/models'
 import { SignInPage } from './pages/sign-in'
 import { UsagePage } from './pages/usage'
-
-/** A key whose secret this page saw (created here, or signed in with): the guide may fill it in. */
-export type KnownKey = { id: string; name: string; secret: string }
-
-/** What every page of a signed-in user gets. */
-export type PageProps = {
-  session: SessionInfo
-  knownKeys: readonly KnownKey[]
-  rememberKey: (key: KnownKey) => void
-}
+import type { KnownKey, PageProps } from './page-props'
 
 type Page = { id: string; title: string; view: (props: PageProps) => unknown; staffOnly?: boolean }
 

@@ -1,6 +1,5 @@
-import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
-import { pricingField } from '../../pricing/listed-price'
+import { pricingField, type ListedModel } from '../../pricing/listed-price'
 
 /**
  * Anthropic's model list, with its cursor paging (`limit` 1–1000, default 20; `after_id`;

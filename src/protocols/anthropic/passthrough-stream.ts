@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember } from '../../internal/set-string-member'
-import type { SseTranslator } from '../../relay/sse-translator'
+import type { SseTranslator } from '../../canonical/sse-translator'
 import { serializeSse } from '../../sse/serialize'
 import type { Usage } from '../../canonical/types'
 import { emptyUsage, mergeUsage, toTokenUsage } from '../../canonical/usage'

@@ -23,7 +23,7 @@ type Block = Record<string, unknown> & { type: string }
  *   content; each result's tool name is recovered from the earlier `tool_use` (TOOL-H-05).
  * - `thinking` keeps its signature tagged as Anthropic's; `redacted_thinking` keeps its data.
  * - Server tools (those with a `type` other than `custom`) have no counterpart elsewhere and are
- *   dropped (README caveats).
+ *   dropped (docs/translation.md › Caveats).
  *
  * @see https://docs.anthropic.com/en/api/messages
  */

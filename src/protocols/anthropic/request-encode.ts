@@ -16,7 +16,7 @@ import {
 import { anthropicStructuredOutput, type AnthropicStructuredOutput } from './structured-output'
 import { encodeAnthropicThinking, type AnthropicThinking } from './thinking-fields'
 
-/** Policies for requests going to Anthropic, documented in the README. */
+/** Policies for requests going to Anthropic, documented in docs/translation.md › Translation policies. */
 export type AnthropicEncodeOptions = {
   /**
    * `max_tokens` when the client set none (Anthropic requires one: GEN-01): the model's own

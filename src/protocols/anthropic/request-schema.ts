@@ -95,7 +95,7 @@ export type AnthropicMessagesRequest = Infer<typeof anthropicMessagesRequestSche
  */
 export const anthropicCountTokensRequestSchema = z.looseObject(fields)
 
-/** The arrays of a messages or count_tokens body the gateway walks, with their caps (README). */
+/** The arrays of a messages or count_tokens body the gateway walks, with their caps (docs/security.md). */
 export const anthropicArrayLimits: readonly ArrayLimit[] = [
   { path: 'messages', max: maxConversationItems },
   { path: 'messages[].content', max: maxListItems },

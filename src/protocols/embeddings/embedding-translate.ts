@@ -1,11 +1,14 @@
 import { GatewayError } from '../../errors'
-import type { UpstreamOperation } from '../../upstream/provider'
 import { maxGeminiBatchRequests } from './embedding-limits'
 import type { GeminiEmbedCall } from './gemini-embed-request'
 import type { OpenAIEmbeddingsRequest } from './openai-embeddings-request'
 
-/** An upstream embedding call, ready to send. */
-export type EmbeddingUpstreamCall = { operation: UpstreamOperation; body: string; batch: boolean }
+/** A Gemini embedding call, ready to send: its operation (the upstream's names), and its body. */
+export type EmbeddingUpstreamCall = {
+  operation: 'embed-content' | 'batch-embed-contents'
+  body: string
+  batch: boolean
+}
 
 /**
  * An OpenAI embeddings request for a Gemini upstream: one string → `:embedContent`, a list →

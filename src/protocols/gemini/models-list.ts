@@ -1,6 +1,5 @@
-import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
-import { pricingField } from '../../pricing/listed-price'
+import { pricingField, type ListedModel } from '../../pricing/listed-price'
 
 /**
  * A Gemini `Model` resource for a call name, with what the model profile knows:

@@ -40,7 +40,7 @@ type PendingCall = { id: string; callId?: string; name: string; answered: boolea
  *   left unanswered once the user has spoken, is refused with 400 (TOOL-H-08).
  * - Audio and video have no counterpart elsewhere and are refused with 400 (CNT-05).
  * - `functionDeclarations` of every `tools` entry become tools; OpenAPI `parameters` become JSON
- *   Schema (TOOL-D-07); built-in tools such as `googleSearch` are dropped (README caveats).
+ *   Schema (TOOL-D-07); built-in tools such as `googleSearch` are dropped (docs/translation.md › Caveats).
  * - `safetySettings`, `cachedContent`, penalties and `labels` have no counterpart (GEN-09).
  *
  * @example

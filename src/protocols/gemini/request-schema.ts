@@ -145,7 +145,7 @@ export function countTokensContentRequest(
   return { contents: body.contents ?? [] }
 }
 
-/** The arrays of a generateContent body (camelCase) the gateway walks, with their caps (README). */
+/** The arrays of a generateContent body (camelCase) the gateway walks, with their caps (docs/security.md). */
 export const geminiArrayLimits: readonly ArrayLimit[] = [
   { path: 'contents', max: maxConversationItems },
   { path: 'contents[].parts', max: maxListItems },

@@ -13,7 +13,7 @@ type FunctionCallingConfig = NonNullable<
  * The `functionDeclarations` of every `tools` entry → canonical tools. The schema is
  * `parametersJsonSchema` as sent, else `parameters` converted from OpenAPI (TOOL-D-07), else an
  * empty object schema (TOOL-D-02). Built-in tools (`googleSearch`, `codeExecution`, …) have no
- * counterpart elsewhere and are dropped (README caveats).
+ * counterpart elsewhere and are dropped (docs/translation.md › Caveats).
  *
  * @see https://ai.google.dev/api/caching#Tool
  */

@@ -1,6 +1,5 @@
-import type { ListedModel } from '../../handlers/list-models'
 import { jsonAnswer, type GatewayAnswer } from '../../http/gateway-answer'
-import { pricingField } from '../../pricing/listed-price'
+import { pricingField, type ListedModel } from '../../pricing/listed-price'
 
 /**
  * OpenAI's model list: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`.

@@ -42,7 +42,7 @@ export const openAIChatRequestSchema = z.looseObject({
 /** A validated chat-completions request. */
 export type OpenAIChatRequest = Infer<typeof openAIChatRequestSchema>
 
-/** The arrays of a chat-completions body the gateway walks, with their caps (README, Security). */
+/** The arrays of a chat-completions body the gateway walks, with their caps (docs/security.md). */
 export const openAIArrayLimits: readonly ArrayLimit[] = [
   { path: 'messages', max: maxConversationItems },
   { path: 'messages[].content', max: maxListItems },

@@ -1,4 +1,4 @@
-import type { ClientCodec } from '../../relay/protocol-codecs'
+import type { ClientCodec } from '../../canonical/client-codec'
 import type { ResponsesClientContext } from './request-decode'
 import { encodeResponsesResponse } from './response'
 import type { ResponsesObject } from './response-object'

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject } from '../../internal/json'
 import { openAIErrorObject, type OpenAIErrorObject } from '../openai/errors'
-import { upstreamRetryAfterMs } from '../../upstream/retry-after'
+import { upstreamRetryAfterMs } from '../../http/retry-after'
 
 /**
  * Upstream messages that mean the prompt does not fit the model's context: Anthropic's "prompt is

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors'
 import { finiteNumber, isJsonObject, parseJson } from '../../internal/json'
 import { setStringMember } from '../../internal/set-string-member'
-import type { SseTranslator } from '../../relay/sse-translator'
+import type { SseTranslator } from '../../canonical/sse-translator'
 import type { SseMessage } from '../../sse/sse-message'
 import { serializeSse } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'

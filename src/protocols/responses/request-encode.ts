@@ -35,7 +35,7 @@ type Item = Record<string, unknown>
  * - `max_output_tokens`, `temperature`, `top_p`, `parallel_tool_calls`, `tool_choice`,
  *   `reasoning.effort` (with `summary: "auto"`, so that reasoning comes back as text),
  *   `text.format` for JSON output (as for chat completions) and `user` are carried. The API has no stop sequences and no
- *   seed: those are dropped (README caveats). `store: false`: the gateway keeps no state upstream.
+ *   seed: those are dropped (docs/translation.md › Caveats). `store: false`: the gateway keeps no state upstream.
  * - The output limit, the effort and sampling are fitted to the target model's profile as for
  *   chat completions (capped limit, nearest accepted effort, no sampling where refused).
  *

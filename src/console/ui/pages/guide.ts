@@ -2,7 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { guideSnippets, placeholderKey } from '../../guide/snippets'
 import { api } from '../api'
-import type { PageProps } from '../app'
+import type { PageProps } from '../page-props'
 import { CodeBlock, Loading } from '../components'
 import type { Catalogue } from './models-types'
 

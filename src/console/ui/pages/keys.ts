@@ -1,7 +1,7 @@
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
-import type { PageProps } from '../app'
+import type { PageProps } from '../page-props'
 import { CodeBlock, Loading, Notice } from '../components'
 import { KeyForm } from './key-form'
 import { BaseAddress, KeyRowView, Organisation } from './keys-parts'

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
-import type { PageProps } from '../app'
+import type { PageProps } from '../page-props'
 import { Loading } from '../components'
 import { count } from '../format'
 import type { Catalogue, CatalogueModel, CataloguePrice, CatalogueRates } from './models-types'

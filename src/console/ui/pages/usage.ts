@@ -1,7 +1,7 @@
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
-import type { PageProps } from '../app'
+import type { PageProps } from '../page-props'
 import { BarChart } from '../chart'
 import { Loading, Notice } from '../components'
 import { count, short, usd } from '../format'

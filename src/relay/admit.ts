@@ -2,9 +2,9 @@ import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { formatUsd } from '../pricing/price-units'
-import { moneyBudgetsOf, resetInstant, type LimitName } from './key-limits'
-import { rateLimitHeaders } from './rate-limit-headers'
-import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from './usage-meter'
+import { moneyBudgetsOf, resetInstant, type LimitName } from '../usage/key-limits'
+import { rateLimitHeaders } from '../usage/rate-limit-headers'
+import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from '../usage/usage-meter'
 import type { GatewayAnswer } from '../http/gateway-answer'
 
 /** An admitted request: its reservation, and its key's limits after it was counted. */

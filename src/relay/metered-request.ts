@@ -1,10 +1,10 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
 import { nanoToUsd } from '../pricing/price-units'
-import type { RoutePricing } from '../pricing/route-price'
+import type { RoutePricing } from './route-price'
 import { usageCost } from '../pricing/usage-cost'
-import { resetInstant } from './key-limits'
-import { settledUsage, type CallProgress } from './settled-usage'
+import { resetInstant } from '../usage/key-limits'
+import { settledUsage, type CallProgress } from '../usage/settled-usage'
 import type {
   Reservation,
   SettleResult,
@@ -12,7 +12,7 @@ import type {
   TokenUsage,
   UsageOutcome,
   UsageRecord,
-} from './usage-meter'
+} from '../usage/usage-meter'
 
 /** What a usage record says of the call, besides its usage and outcome. */
 export type MeteredDetails = {

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors'
 import type { SseMessage } from '../sse/sse-message'
-import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
+import type { TokenUsage, UsageOutcome } from './token-usage'
 
 /** What a translator makes of one upstream message. */
 export type TranslatedFrames = {

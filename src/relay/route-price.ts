@@ -2,16 +2,11 @@ import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime } from '../gateway-runtime'
 import type { Route } from '../routing/resolve-route'
-import type { TokenEstimate } from '../usage/usage-meter'
-import type { ResolvedPrice } from './resolved-price'
-import { estimatedCostNano } from './usage-cost'
+import type { TokenEstimate } from '../canonical/token-usage'
+import type { RoutePricing } from '../pricing/resolved-price'
+import { estimatedCostNano } from '../pricing/usage-cost'
 
-/**
- * What a route's answer is charged at: the price of its model entry's upstream model (`undefined`
- * when it has none) and the group's and key's multipliers together. Mutable: the attempt loop
- * points it at the route of the attempt that answers.
- */
-export type RoutePricing = { price: ResolvedPrice | undefined; multiplier: number }
+export type { RoutePricing } from '../pricing/resolved-price'
 
 /** The pricing of a route for a key. */
 export function routePricing(runtime: GatewayRuntime, route: Route, key: KeyRecord): RoutePricing {

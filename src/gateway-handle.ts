@@ -1,0 +1,198 @@
+import { authenticate } from './auth/authenticate'
+import { readCredential } from './auth/credentials'
+import { maskKey } from './auth/mask-key'
+import type { ValidGatewayConfig } from './config/schema'
+import { GatewayError, toGatewayError } from './errors'
+import type { GatewayParts } from './gateway-assemble'
+import type { RequestScope } from './gateway-runtime'
+import { routeHandlers } from './handlers/route-handlers'
+import { createCorsPolicy } from './http/cors'
+import type { GatewayAnswer } from './http/gateway-answer'
+import type { GatewayRequest } from './http/gateway-request'
+import { matchRoute } from './http/match-route'
+import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
+import {
+  guessErrorShape,
+  stripBasePath,
+  waitUntilOf,
+  type GatewayContext,
+} from './http/request-context'
+import { logField } from './observability/log-field'
+import { renderError } from './protocols/render-error'
+import { ClientGoneError } from './upstream/classify-failure'
+import type { UsageOutcome } from './usage/usage-meter'
+
+/** The gateway over the runtime-neutral request and answer shapes. */
+export type GatewayHandle = (
+  request: GatewayRequest,
+  context?: GatewayContext | object,
+) => Promise<GatewayAnswer>
+
+/**
+ * The gateway's request path: parse the URL, answer a CORS preflight, match the route, shed past
+ * `maxInFlight`, authenticate, run the route's handler, and answer any failure in the error shape
+ * of the route (or of the path and headers, for an unknown one). Every request's event is emitted
+ * once, when its answer is complete. The WHATWG handler and the Node adapter both drive it, so
+ * there is one copy of this logic.
+ */
+export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayParts): GatewayHandle {
+  const { runtime, lifecycle } = parts
+  const now = runtime.now
+  const onEvent = valid.onEvent
+  const basePath = valid.basePath
+  const maxInFlight = valid.maxInFlight
+  const cors =
+    valid.cors === undefined ? undefined : createCorsPolicy(valid.cors, valid.forwardHeaders)
+
+  /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
+  function answerMalformedUrl(
+    request: GatewayRequest,
+    requestId: string,
+    startedAt: number,
+  ): GatewayAnswer {
+    const path = pathOfUnparsedUrl(request.url)
+    const local = stripBasePath(path, basePath)
+    const match = local === undefined ? undefined : matchRoute(local, request.method)
+    const shape =
+      match !== undefined && match.kind !== 'unknown' && match.errors !== 'header'
+        ? match.errors
+        : guessErrorShape(path, request.headers)
+    const error = new GatewayError(
+      'invalid_request',
+      'The request URL is malformed: check the Host header.',
+    )
+    const response = renderError(shape, error, requestId)
+    response.headers.set('x-request-id', requestId)
+    if (onEvent !== undefined) {
+      runtime.emit({
+        requestId,
+        method: request.method,
+        path,
+        route: match?.kind === 'unknown' || match === undefined ? 'unknown' : match.name,
+        startedAt,
+        status: response.status,
+        outcome: 'error',
+        durationMs: now() - startedAt,
+        error: { code: error.code, message: error.message },
+      })
+    }
+    return response
+  }
+
+  async function handle(
+    request: GatewayRequest,
+    context?: GatewayContext | object,
+  ): Promise<GatewayAnswer> {
+    const startedAt = now()
+    const requestId = runtime.generateId()
+    const url = parseRequestUrl(request.url)
+    if (url === undefined) {
+      const answer = answerMalformedUrl(request, requestId, startedAt)
+      cors?.decorate(request.headers, answer.headers)
+      return answer
+    }
+    const runtimeWaitUntil = waitUntilOf(context)
+    // Work a response leaves running is also the gateway's to wait for on close().
+    const waitUntil = (promise: Promise<unknown>) => {
+      lifecycle.track(promise)
+      runtimeWaitUntil(promise)
+    }
+    lifecycle.begin()
+    // The route decides the error shape; for an unknown route, the path and headers hint at it.
+    let answerAs = guessErrorShape(url.pathname, request.headers)
+    let emitted = false
+    const scope: RequestScope = {
+      request,
+      url,
+      requestId,
+      startedAt,
+      key: undefined,
+      event: { requestId, method: request.method, path: url.pathname, route: 'unknown', startedAt },
+      eventDeferred: false,
+      waitUntil,
+      complete(status: number, outcome: UsageOutcome) {
+        if (emitted) return
+        emitted = true
+        lifecycle.end()
+        // No listener, no event: building it is measurable work on every request.
+        if (onEvent === undefined) return
+        runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
+      },
+    }
+    // A browser's preflight is answered before any key, as CORS requires.
+    const preflight = cors?.preflight(
+      request.method,
+      stripBasePath(url.pathname, basePath),
+      request.headers,
+    )
+    if (preflight !== undefined) {
+      scope.event.route = preflight.route
+      preflight.answer.headers.set('x-request-id', requestId)
+      scope.complete(preflight.answer.status, 'ok')
+      return preflight.answer
+    }
+    let response: GatewayAnswer
+    let outcome: UsageOutcome = 'ok'
+    try {
+      if (lifecycle.closing) {
+        throw new GatewayError('overloaded', 'The gateway is shutting down.', { status: 503 })
+      }
+      const pathname = stripBasePath(url.pathname, basePath)
+      const match =
+        pathname === undefined ? { kind: 'unknown' as const } : matchRoute(pathname, request.method)
+      if (match.kind === 'unknown') {
+        throw new GatewayError('not_found', `Unknown route: ${request.method} ${url.pathname}`)
+      }
+      scope.event.route = match.name
+      if (match.errors !== 'header') answerAs = match.errors
+      if (match.kind === 'wrong-method') {
+        throw new GatewayError(
+          'method_not_allowed',
+          `${url.pathname} accepts ${match.allow} only.`,
+          {
+            headers: { allow: match.allow },
+          },
+        )
+      }
+      // Shed at once, before any key hashing or body reading: queueing only makes every waiting
+      // client later, and many of them gone by the time their turn comes. The count includes this
+      // request, and every request until its answer is complete (a stream until it ends).
+      if (maxInFlight !== undefined && lifecycle.inFlight > maxInFlight) throw atCapacity()
+      if (match.kind === 'route') {
+        scope.pathModel = match.model
+        scope.pathId = match.id
+      }
+      const secret = readCredential(request.headers, url)
+      scope.event.key = maskKey(secret)
+      const found = authenticate(secret, parts.keyStoreReady() ?? (await runtime.keyStore()), now)
+      scope.key = found instanceof Promise ? await found : found
+      scope.event.keyId = scope.key.id
+      response = await routeHandlers[match.name](runtime, scope)
+    } catch (thrown) {
+      // A client that left may surface as any failure (a body read cut short): it is an abort.
+      outcome = thrown instanceof ClientGoneError || request.signal.aborted ? 'aborted' : 'error'
+      const error =
+        outcome === 'aborted'
+          ? new GatewayError('internal', 'The client closed the request.', { status: 499 })
+          : toGatewayError(thrown)
+      if (error.code === 'internal' && outcome === 'error') {
+        console.error(`[model-gateway] ${logField(requestId)} failed:`, error.cause ?? error)
+      }
+      scope.event.error = { code: error.code, message: error.message }
+      response = renderError(answerAs, error, requestId)
+    }
+    response.headers.set('x-request-id', requestId)
+    cors?.decorate(request.headers, response.headers)
+    if (!scope.eventDeferred) scope.complete(response.status, outcome)
+    return response
+  }
+
+  return handle
+}
+
+/** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */
+function atCapacity(): GatewayError {
+  return new GatewayError('overloaded', 'The gateway is at capacity; retry shortly.', {
+    headers: { 'retry-after': '1' },
+  })
+}
