@@ -54,6 +54,9 @@ export function groupSelectionShape() {
           cooldownMs: z.optional(milliseconds()),
           maxCooldownMs: z.optional(milliseconds()),
           jitter: z.optional(z.number().check(z.nonnegative(), z.lt(1))),
+          whenAllResting: z.optional(
+            z.enum(['try-soonest', 'refuse'], { error: 'expected "try-soonest" or "refuse"' }),
+          ),
         }),
       ]),
     ),

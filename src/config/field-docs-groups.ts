@@ -183,7 +183,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     defaultText: 'none',
   },
   'groups[].circuitBreaker':
-    'When an upstream of the group is skipped after failures, and for how long; `false` turns circuit breaking off.',
+    'When an upstream of the group rests after failures, and for how long: an upstream that answered failures (429, 5xx, 529, an unusable answer) rests for that upstream model alone; one that could not be reached rests whole. `false` turns circuit breaking off.',
   'groups[].circuitBreaker.consecutiveFailures': {
     text: 'Failures in a row that open the circuit.',
     default: 5,
@@ -208,6 +208,10 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   'groups[].circuitBreaker.jitter': {
     text: '± share of randomness on computed cooldowns.',
     default: 0.2,
+  },
+  'groups[].circuitBreaker.whenAllResting': {
+    text: "When every candidate of a request (the group's upstreams for the model, then its fallbacks') rests: `try-soonest` sends it to the one whose rest ends first, and the client gets that upstream's own answer; `refuse` answers at once with 503 (529 on Anthropic routes) and `retry-after`.",
+    default: 'try-soonest',
   },
   'groups[].keyPool': 'How the keys of a pooled upstream (`apiKeys`) are used.',
   'groups[].keyPool.rotation': {

@@ -38,6 +38,8 @@ export class CircuitBreaker {
   openings = 0
   /** Why the circuit last opened, for logs and `health()`. */
   reason: string | undefined
+  /** Epoch ms when the circuit last opened (here or, adopted, elsewhere): a recovery after it ends the rest. */
+  openedAt = 0
   private consecutive = 0
   private probeOut = false
   private slotEpochs: number[] | undefined
@@ -110,6 +112,15 @@ export class CircuitBreaker {
     return false
   }
 
+  /**
+   * The pair answered well while resting (an attempt sent because nothing else could serve), or
+   * another instance says it did after this opening: the rest ends now, the cooldown's exponent
+   * with it.
+   */
+  recover(): void {
+    if (this.state !== 'closed') this.close()
+  }
+
   /** The probe ended with no verdict on the upstream (the client left, its own error): another may go. */
   releaseProbe(probe: boolean): void {
     if (probe) this.probeOut = false
@@ -119,8 +130,9 @@ export class CircuitBreaker {
    * Another instance opened this circuit until `until` (epoch ms, this instance's clock): held
    * open as if it had opened here, without raising the cooldown's exponent.
    */
-  adopt(until: number): void {
+  adopt(until: number, now: number): void {
     if (until <= this.openUntil && this.state !== 'closed') return
+    if (this.state === 'closed') this.openedAt = now
     this.state = 'open'
     this.openUntil = until
     this.reason ??= 'opened by another instance'
@@ -134,6 +146,7 @@ export class CircuitBreaker {
         ? computedCooldownMs(this.policy, this.openings, this.random)
         : Math.min(Math.max(retryAfterMs, 0), this.policy.maxCooldownMs)
     this.state = 'open'
+    this.openedAt = now
     this.openUntil = now + duration
     this.reason = retryAfterMs === undefined ? reason : `${reason} (retry-after)`
     this.resetCounts()

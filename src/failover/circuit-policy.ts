@@ -28,6 +28,13 @@ export type CircuitPolicy = {
   maxCooldownMs: number
   /** ± share of randomness on computed cooldowns, against herds of probes (default 0.2). */
   jitter: number
+  /**
+   * What a request gets when every candidate for its model (the group's upstreams, then its
+   * fallbacks') is resting: `try-soonest` (the default) sends it to the one whose rest ends first,
+   * as Envoy's panic routing does, so that the client gets that upstream's own answer; `refuse`
+   * answers at once with 503 (529 on Anthropic routes) and `retry-after`.
+   */
+  whenAllResting: 'try-soonest' | 'refuse'
 }
 
 /** The defaults of `CircuitPolicy` (docs/routing-and-failover.md › Upstream health and selection). */
@@ -40,6 +47,7 @@ export const defaultCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({
   cooldownMs: 10_000,
   maxCooldownMs: 300_000,
   jitter: 0.2,
+  whenAllResting: 'try-soonest',
 })
 
 const disabledCircuitPolicy: Readonly<CircuitPolicy> = Object.freeze({

@@ -17,6 +17,17 @@ export interface CircuitStore {
   openUntil(circuit: string, now: number): number | undefined
   /** This instance opened the circuit for `durationMs` from `now`. Never throws, never waits. */
   open(circuit: string, durationMs: number, now: number): void
+  /**
+   * The circuit's pair answered well: its rest ends now, here and, through the store, on every
+   * instance (an attempt sent while resting that succeeds ends the rest early). Never throws,
+   * never waits.
+   */
+  recovered?(circuit: string, now: number): void
+  /**
+   * When the circuit last recovered (epoch ms, this instance's clock), if the store knows: an
+   * instance holding the circuit open since before then closes it.
+   */
+  recoveredAt?(circuit: string, now: number): number | undefined
   /** Brings this instance's copy up to date now (the gateway's `health()` calls it first). */
   sync?(): Promise<void>
   /** Releases what the store holds (a timer, a connection). */
@@ -29,6 +40,7 @@ export interface CircuitStore {
  */
 export function createMemoryCircuitStore(): CircuitStore {
   const openings = new Map<string, number>()
+  const recoveries = new Map<string, number>()
   return {
     openUntil(circuit, now) {
       const until = openings.get(circuit)
@@ -41,10 +53,21 @@ export function createMemoryCircuitStore(): CircuitStore {
       const until = now + durationMs
       if ((openings.get(circuit) ?? 0) < until) openings.set(circuit, until)
     },
+    recovered(circuit, now) {
+      openings.delete(circuit)
+      recoveries.set(circuit, now)
+    },
+    recoveredAt(circuit) {
+      return recoveries.get(circuit)
+    },
   }
 }
 
-/** The store key of one group's upstream. */
-export function circuitIdOf(groupId: string, upstreamId: string): string {
-  return `${groupId}/${upstreamId}`
+/**
+ * The store key of one group's upstream (`<group>/<upstream>`, the circuit that rests the whole
+ * upstream) or, given the upstream model, of the pair (`<group>/<upstream>/<model>`, the circuit
+ * that rests that model alone).
+ */
+export function circuitIdOf(groupId: string, upstreamId: string, model?: string): string {
+  return model === undefined ? `${groupId}/${upstreamId}` : `${groupId}/${upstreamId}/${model}`
 }

@@ -1,6 +1,14 @@
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { chooseCandidate } from './balancing'
 import type { CircuitStore } from './circuit-store'
+import {
+  judgeAttempt,
+  pairProbe,
+  syncWithStore,
+  wholeProbe,
+  type JudgedAttempt,
+  type SelectorLogger,
+} from './circuit-judge'
 import { hashText } from './rendezvous'
 import type {
   AttemptVerdict,
@@ -10,10 +18,10 @@ import type {
   UpstreamHealth,
   UpstreamSelector,
 } from './upstream-selector'
-import { UpstreamStates, type UpstreamState } from './upstream-state'
+import { restingDetail, upstreamHealthOf } from './selector-report'
+import { UpstreamStates, type PairCircuit, type UpstreamState } from './upstream-state'
 
-/** Where the selector's lines go: a circuit opening, a key leaving rotation (default `console`). */
-export type SelectorLogger = { warn(message: string): void }
+export type { SelectorLogger } from './circuit-judge'
 
 /** Options of `createHealthSelector`. */
 export type HealthSelectorOptions = {
@@ -34,7 +42,15 @@ type Shortfall = {
   concurrency: number
   keys: number
   soonest: number
+  /** The resting candidate whose rest ends first (an index into the group's upstreams), or -1. */
+  restingIndex: number
+  restingEnd: number
 }
+
+/** Whether an upstream may take an attempt: yes, only while resting, or no. */
+const fitNow = 0
+const restingNow = 1
+const unfit = 2
 
 /**
  * The gateway's default upstream selector: it skips upstreams whose circuit is open (sharing
@@ -57,126 +73,128 @@ export function createHealthSelector(
   const logger = options.logger ?? console
   const states = new UpstreamStates(random)
 
-  /** Whether this upstream may take an attempt now; notes why not in `shortfall`. */
-  function fit(state: UpstreamState, at: number, shortfall: Shortfall): boolean {
-    const breaker = state.breaker
-    const shared = store?.openUntil(state.circuitId, at)
-    if (shared !== undefined && shared > at && shared > breaker.openUntil) breaker.adopt(shared)
-    if (breaker.availability(at) === 'blocked') {
-      shortfall.circuits += 1
-      const wait = breaker.retryAfterMs(at)
-      if (wait !== undefined) shortfall.soonest = Math.min(shortfall.soonest, wait)
-      return false
+  /** Whether this upstream may take an attempt for `pair`'s model now; notes why not in `shortfall`. */
+  function fit(
+    state: UpstreamState,
+    pair: PairCircuit | undefined,
+    index: number,
+    at: number,
+    shortfall: Shortfall,
+  ): number {
+    const whole = state.breaker
+    syncWithStore(store, whole, state.circuitId, at)
+    let blocked = whole.availability(at) === 'blocked'
+    if (pair !== undefined) {
+      syncWithStore(store, pair.breaker, pair.id, at)
+      if (pair.breaker.availability(at) === 'blocked') blocked = true
     }
     if (state.full) {
       shortfall.concurrency += 1
-      return false
+      return unfit
     }
     if (state.pool !== undefined && !state.pool.hasKey(at)) {
       shortfall.keys += 1
       shortfall.soonest = Math.min(shortfall.soonest, state.pool.soonestReturnMs(at))
-      return false
+      return unfit
     }
-    return true
+    if (!blocked) return fitNow
+    shortfall.circuits += 1
+    const wait = Math.max(
+      whole.retryAfterMs(at) ?? 0,
+      pair === undefined ? 0 : (pair.breaker.retryAfterMs(at) ?? 0),
+    )
+    shortfall.soonest = Math.min(shortfall.soonest, wait)
+    if (wait < shortfall.restingEnd) {
+      shortfall.restingEnd = wait
+      shortfall.restingIndex = index
+    }
+    return restingNow
   }
 
-  function take(state: UpstreamState, at: number, sessionHash: number | undefined): Selection {
-    const probe = state.breaker.availability(at) === 'probe'
-    if (probe) state.breaker.takeProbe()
+  function take(
+    state: UpstreamState,
+    pair: PairCircuit | undefined,
+    at: number,
+    sessionHash: number | undefined,
+    resting: boolean,
+  ): Selection {
+    let probes = 0
+    if (!resting) {
+      if (state.breaker.availability(at) === 'probe') {
+        state.breaker.takeProbe()
+        probes |= wholeProbe
+      }
+      if (pair !== undefined && pair.breaker.availability(at) === 'probe') {
+        pair.breaker.takeProbe()
+        probes |= pairProbe
+      }
+    }
     state.inFlight += 1
-    if (state.pool === undefined) {
-      if (!probe) return (state.plain ??= selectionOf(state, undefined, false))
-      return selectionOf(state, undefined, true)
+    if (state.pool === undefined && probes === 0 && !resting) {
+      if (pair === undefined) return (state.plain ??= selectionOf(state, pair, undefined, 0, false))
+      return (pair.plain ??= selectionOf(state, pair, undefined, 0, false))
     }
-    const index = state.pool.take(at, sessionHash)!
-    return selectionOf(state, index, probe)
+    const index = state.pool?.take(at, sessionHash)
+    return selectionOf(state, pair, index, probes, resting)
   }
 
-  function selectionOf(state: UpstreamState, index: number | undefined, probe: boolean): Selection {
+  function selectionOf(
+    state: UpstreamState,
+    pair: PairCircuit | undefined,
+    index: number | undefined,
+    probes: number,
+    resting: boolean,
+  ): Selection {
+    const attempt: JudgedAttempt = { state, pair, index, probes, resting }
     const release = () => {
       state.inFlight -= 1
       if (index !== undefined) state.pool!.release(index)
     }
-    return {
+    const selection: Selection = {
       upstream: state.upstream,
       credential: index === undefined ? undefined : { index, masked: state.pool!.masked[index]! },
       finish(verdict: AttemptVerdict, until?: Promise<unknown>) {
-        judge(state, index, probe, verdict)
+        judgeAttempt(attempt, verdict, now(), store, logger)
         if (until === undefined) release()
         else void until.then(release, release)
       },
     }
-  }
-
-  function judge(
-    state: UpstreamState,
-    index: number | undefined,
-    probe: boolean,
-    verdict: AttemptVerdict,
-  ): void {
-    const at = now()
-    const breaker = state.breaker
-    switch (verdict.kind) {
-      case 'ok':
-        breaker.succeeded(at, probe)
-        return
-      case 'neutral':
-        breaker.releaseProbe(probe)
-        return
-      case 'failed': {
-        const status = verdict.status
-        const immediate = status === 429 || status === 529
-        if (breaker.failed(at, { immediate, retryAfterMs: verdict.retryAfterMs }, probe)) {
-          store?.open(state.circuitId, breaker.openUntil - at, at)
-          const seconds = ((breaker.openUntil - at) / 1000).toFixed(1)
-          logger.warn(
-            `[model-gateway] upstream ${state.circuitId}: circuit open for ${seconds} s (${breaker.reason}${status === undefined ? '' : `, last HTTP ${status}`}).`,
-          )
-        }
-        return
-      }
-      case 'rejected-key':
-        if (index === undefined) {
-          // One credential: the upstream itself is unusable until it is fixed; its circuit
-          // opens, and reopens ever longer while probes keep being refused.
-          if (breaker.failed(at, { immediate: true }, probe)) {
-            store?.open(state.circuitId, breaker.openUntil - at, at)
-            logger.warn(
-              `[model-gateway] upstream ${state.circuitId}: circuit open, its key was ${verdict.reason}.`,
-            )
-          }
-          return
-        }
-        breaker.releaseProbe(probe)
-        logger.warn(
-          `[model-gateway] upstream ${state.circuitId}: ${state.pool!.disable(index, verdict.status, verdict.reason, at)}.`,
-        )
-        return
-      default: {
-        const unknown: never = verdict
-        throw new Error(`Unknown verdict ${String(unknown)}`)
-      }
-    }
+    if (resting) selection.resting = true
+    return selection
   }
 
   // Reused by every pick: `select` is synchronous, so one pick never sees another's.
-  const shortfall: Shortfall = { untried: 0, circuits: 0, concurrency: 0, keys: 0, soonest: 0 }
+  const shortfall: Shortfall = {
+    untried: 0,
+    circuits: 0,
+    concurrency: 0,
+    keys: 0,
+    soonest: 0,
+    restingIndex: -1,
+    restingEnd: Infinity,
+  }
 
   function select(group: Group, context: SelectContext): Selection | Unavailable {
     const { policy, states: upstreams, fit: fitness } = states.of(group)
     const at = now()
     const tried = context.tried
-    // The common case: one upstream, a first attempt, nothing to count or rotate, circuit closed.
+    const model = context.model
+    // The common case: one upstream, a first attempt, nothing to count or rotate, circuits closed.
     if (upstreams.length === 1 && tried.size === 0 && context.retrySame === undefined) {
       const only = upstreams[0]!
+      const pair = model === undefined ? undefined : only.pairOf(model)
       if (
         only.pool === undefined &&
         only.maxConcurrent === undefined &&
         only.breaker.state === 'closed' &&
-        (store === undefined || (store.openUntil(only.circuitId, at) ?? 0) <= at)
+        (pair === undefined || pair.breaker.state === 'closed') &&
+        (store === undefined ||
+          ((store.openUntil(only.circuitId, at) ?? 0) <= at &&
+            (pair === undefined || (store.openUntil(pair.id, at) ?? 0) <= at)))
       ) {
         only.inFlight += 1
-        return (only.plain ??= selectionOf(only, undefined, false))
+        if (pair === undefined) return (only.plain ??= selectionOf(only, pair, undefined, 0, false))
+        return (pair.plain ??= selectionOf(only, pair, undefined, 0, false))
       }
     }
     shortfall.untried = 0
@@ -184,14 +202,21 @@ export function createHealthSelector(
     shortfall.concurrency = 0
     shortfall.keys = 0
     shortfall.soonest = Infinity
+    shortfall.restingIndex = -1
+    shortfall.restingEnd = Infinity
+    const resting = context.resting === true
     const sessionHash =
       policy.affinity !== undefined && context.sessionHint !== undefined
         ? hashText(context.sessionHint)
         : undefined
     if (context.retrySame !== undefined) {
-      for (const state of upstreams) {
-        if (state.upstream.id === context.retrySame && fit(state, at, shortfall)) {
-          return take(state, at, sessionHash)
+      for (let index = 0; index < upstreams.length; index += 1) {
+        const state = upstreams[index]!
+        if (state.upstream.id !== context.retrySame) continue
+        const pair = model === undefined ? undefined : state.pairOf(model)
+        const fitness = fit(state, pair, index, at, shortfall)
+        if (fitness === fitNow || (fitness === restingNow && resting)) {
+          return take(state, pair, at, sessionHash, fitness === restingNow)
         }
       }
     }
@@ -199,11 +224,41 @@ export function createHealthSelector(
       const state = upstreams[index]!
       const untried = tried.size === 0 || !tried.has(state.upstream.id)
       if (untried) shortfall.untried += 1
-      fitness[index] = untried && fit(state, at, shortfall) ? 1 : 0
+      fitness[index] =
+        untried &&
+        fit(state, model === undefined ? undefined : state.pairOf(model), index, at, shortfall) ===
+          fitNow
+          ? 1
+          : 0
     }
     const chosen = chooseCandidate(upstreams, fitness, policy.balancing, sessionHash, random)
-    if (chosen >= 0) return take(upstreams[chosen]!, at, sessionHash)
-    return unavailable(shortfall)
+    if (chosen >= 0) {
+      const state = upstreams[chosen]!
+      return take(
+        state,
+        model === undefined ? undefined : state.pairOf(model),
+        at,
+        sessionHash,
+        false,
+      )
+    }
+    if (resting && shortfall.restingIndex >= 0) {
+      // Every untried candidate rests: the one whose rest ends first takes the attempt anyway.
+      const state = upstreams[shortfall.restingIndex]!
+      return take(
+        state,
+        model === undefined ? undefined : state.pairOf(model),
+        at,
+        sessionHash,
+        true,
+      )
+    }
+    return unavailable(
+      shortfall,
+      shortfall.restingIndex >= 0
+        ? restingDetail(upstreams[shortfall.restingIndex]!, group.id, model, at)
+        : undefined,
+    )
   }
 
   return {
@@ -213,20 +268,9 @@ export function createHealthSelector(
       const at = now()
       return (await options.registry.list()).flatMap((group) =>
         states.of(group).states.map((state): UpstreamHealth => {
-          fit(state, at, shortfall)
-          const breaker = state.breaker
-          const circuit =
-            breaker.state === 'open' && breaker.openUntil <= at ? 'half-open' : breaker.state
-          return {
-            groupId: group.id,
-            upstreamId: state.upstream.id,
-            circuit,
-            openUntil: breaker.state === 'closed' ? undefined : breaker.openUntil,
-            reason: breaker.reason,
-            inFlight: state.inFlight,
-            maxConcurrent: state.maxConcurrent,
-            keys: state.pool?.health(at),
-          }
+          syncWithStore(store, state.breaker, state.circuitId, at)
+          for (const pair of state.pairs.values()) syncWithStore(store, pair.breaker, pair.id, at)
+          return upstreamHealthOf(group.id, state, at)
         }),
       )
     },
@@ -237,10 +281,11 @@ export function createHealthSelector(
 }
 
 /** The answer when nothing may be tried: the likeliest reason, and the soonest wait known. */
-function unavailable(shortfall: Shortfall): Unavailable {
+function unavailable(shortfall: Shortfall, detail: string | undefined): Unavailable {
   const retryAfterMs = Number.isFinite(shortfall.soonest) ? shortfall.soonest : undefined
-  if (shortfall.untried === 0) return { unavailable: true, retryAfterMs, reason: 'exhausted' }
+  if (shortfall.untried === 0)
+    return { unavailable: true, retryAfterMs, reason: 'exhausted', detail }
   const reason =
     shortfall.concurrency > 0 ? 'concurrency' : shortfall.circuits > 0 ? 'circuits-open' : 'no-keys'
-  return { unavailable: true, retryAfterMs, reason }
+  return { unavailable: true, retryAfterMs, reason, detail }
 }

@@ -15,7 +15,7 @@ export type AttemptVerdict =
   | { kind: 'ok' }
   /** Connect error, reset, timeout (no status), or 408/409/429/5xx/529; `retryAfterMs` when the
    *  upstream said (retry-after, retry-after-ms, Gemini RetryInfo). */
-  | { kind: 'failed'; status?: number; retryAfterMs?: number }
+  | { kind: 'failed'; status?: number; retryAfterMs?: number; answered?: boolean }
   /** The attempt's credential was refused (401/403) or is out of quota (e.g. OpenAI
    *  `insufficient_quota`, a billing error): that key leaves rotation. `reason` is short text. */
   | { kind: 'rejected-key'; status: number; reason: string }
@@ -24,6 +24,17 @@ export type AttemptVerdict =
 
 /** What the attempt loop tells the selector about the request it selects for. */
 export type SelectContext = {
+  /**
+   * The upstream model asked for: an upstream that answers failures rests for this model alone
+   * (undefined: only the whole upstream's circuit counts).
+   */
+  model?: string | undefined
+  /**
+   * Set when every candidate is resting and the request goes anyway (`whenAllResting:
+   * "try-soonest"`): the selector picks the untried upstream whose rest ends first, and marks the
+   * selection `resting`.
+   */
+  resting?: boolean | undefined
   /** Upstream ids already tried for this request in this group (the selector picks another one
    *  when it can; it may return a tried one only for a same-upstream retry A asks for via
    *  `retrySame`). */
@@ -40,6 +51,8 @@ export type Selection = {
   /** The pooled key this attempt uses, for a pooled upstream: its index (passed to the provider
    *  as `UpstreamCall.credential`) and masked form (`sk-…abcd`) for events and logs. */
   credential?: { index: number; masked: string } | undefined
+  /** True when the attempt goes to an upstream that is resting for this model (nothing else could serve). */
+  resting?: boolean | undefined
   /** Reports the attempt's verdict and frees its in-flight/concurrency slot. Called exactly once
    *  per selection (A guarantees it, on every path, including client aborts → `neutral`). For a
    *  stream that goes on after its verdict (`ok` at the first frame), `until` settles when the
@@ -54,6 +67,8 @@ export type Unavailable = {
   /** When the soonest circuit may let a probe through (ms from now), if known. */
   retryAfterMs: number | undefined
   reason: 'circuits-open' | 'concurrency' | 'no-keys' | 'exhausted'
+  /** What rests, for the message: `upstream "a" of group "g" for model "m" (rate limited…)`. */
+  detail?: string | undefined
 }
 
 /** Chooses the upstream of each attempt and keeps their health. One per gateway. */
@@ -75,6 +90,15 @@ export type UpstreamHealth = {
   inFlight: number
   /** The upstream's `maxConcurrent`, when it has one. */
   maxConcurrent?: number | undefined
+  /** The upstream models whose own circuit is not closed: each rests alone (a 429 for one model says nothing of another). */
+  models?:
+    | readonly {
+        model: string
+        circuit: 'open' | 'half-open'
+        openUntil: number
+        reason?: string | undefined
+      }[]
+    | undefined
   /** Per pooled key: masked form, and why it is out of rotation if it is. */
   keys?: readonly { masked: string; disabled?: string | undefined }[] | undefined
 }

@@ -36,10 +36,30 @@ export function groupPolicyOf(group: Group): GroupPolicy {
   }
 }
 
-/** What one gateway knows of one upstream of one group: its circuit, its load, its keys. */
+/**
+ * The circuit of one upstream model on one upstream: an upstream that answered a failure (429,
+ * 5xx, 529, an unusable 2xx) rests that model alone, since vendors limit and overload per model.
+ */
+export type PairCircuit = {
+  readonly model: string
+  readonly breaker: CircuitBreaker
+  /** `<group id>/<upstream id>/<upstream model>`: the pair's name in the store. */
+  readonly id: string
+  /** The shared selection of this pair's plain attempts (see `UpstreamState.plain`). */
+  plain: Selection | undefined
+}
+
+/**
+ * What one gateway knows of one upstream of one group: its circuits (the whole upstream's, opened
+ * when it cannot be reached, and one per upstream model, opened when it answers failures), its
+ * load, its keys.
+ */
 export class UpstreamState implements Candidate {
   inFlight = 0
+  /** The whole upstream's circuit: no answer at all (refused, reset, DNS, TLS, no headers in time). */
   readonly breaker: CircuitBreaker
+  /** The circuits of the upstream models asked of it, made on first use. */
+  readonly pairs = new Map<string, PairCircuit>()
   readonly pool: KeyPool | undefined
   /** `<group id>/<upstream id>`: the circuit's name in the store. */
   readonly circuitId: string
@@ -52,6 +72,8 @@ export class UpstreamState implements Candidate {
    */
   plain: Selection | undefined
   upstream: UpstreamProvider
+  private readonly policy: GroupPolicy
+  private readonly random: () => number
 
   constructor(
     groupId: string,
@@ -60,6 +82,8 @@ export class UpstreamState implements Candidate {
     random: () => number,
   ) {
     this.upstream = upstream
+    this.policy = policy
+    this.random = random
     this.breaker = new CircuitBreaker(policy.circuit, random)
     this.circuitId = circuitIdOf(groupId, upstream.id)
     this.idHash = hashText(upstream.id)
@@ -70,6 +94,21 @@ export class UpstreamState implements Candidate {
       credentials !== undefined && credentials.length > 0
         ? new KeyPool(credentials, policy.rotation, policy.keyCooldowns)
         : undefined
+  }
+
+  /** The circuit of this upstream serving `model`, made on first use. */
+  pairOf(model: string): PairCircuit {
+    let pair = this.pairs.get(model)
+    if (pair === undefined) {
+      pair = {
+        model,
+        breaker: new CircuitBreaker(this.policy.circuit, this.random),
+        id: `${this.circuitId}/${model}`,
+        plain: undefined,
+      }
+      this.pairs.set(model, pair)
+    }
+    return pair
   }
 
   /** True when the upstream is at its `maxConcurrent`. */
@@ -118,6 +157,7 @@ export class UpstreamStates {
       } else if (state.upstream !== upstream) {
         state.upstream = upstream
         state.plain = undefined
+        for (const pair of state.pairs.values()) pair.plain = undefined
       }
       return state
     })

@@ -7,6 +7,7 @@ import {
   anthropicArrayLimits,
   anthropicCountTokensRequestSchema,
 } from '../protocols/anthropic/request-schema'
+import { sessionHintOf } from '../failover/session-hint'
 import { callUnmetered } from '../relay/call-unmetered'
 import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
@@ -31,14 +32,20 @@ export async function handleCountTokens(
   }
   validateBody(json.value, anthropicCountTokensRequestSchema, anthropicArrayLimits)
   const upstreamBody = anthropicPassthroughBody(json, route.model.upstreamModel)
-  const answer = await callUnmetered(runtime, scope, route.group, {
-    operation: 'count-tokens',
-    model: route.model.upstreamModel,
-    body: upstreamBody,
-    headers: buildUpstreamHeaders(scope.request.headers, [
-      ...runtime.forwardHeaders,
-      ...anthropicPassthroughHeaders,
-    ]),
-  })
+  const answer = await callUnmetered(
+    runtime,
+    scope,
+    route.group,
+    {
+      operation: 'count-tokens',
+      model: route.model.upstreamModel,
+      body: upstreamBody,
+      headers: buildUpstreamHeaders(scope.request.headers, [
+        ...runtime.forwardHeaders,
+        ...anthropicPassthroughHeaders,
+      ]),
+    },
+    sessionHintOf('anthropic', json.value, scope.request.headers, route.group.sessionAffinity),
+  )
   return textAnswer(answer.text, answer.status, jsonContentType)
 }

@@ -12,6 +12,7 @@ import {
   geminiCountTokensArrayLimits,
   geminiCountTokensRequestSchema,
 } from '../protocols/gemini/request-schema'
+import { sessionHintOf } from '../failover/session-hint'
 import { callUnmetered } from '../relay/call-unmetered'
 import { resolveCall } from '../relay/route-call'
 import type { UpstreamOperation } from '../upstream/provider'
@@ -60,12 +61,18 @@ export async function handleGeminiCountTokens(
     } = encodeAnthropicRequest(request, { defaultMaxTokens: 1 })
     upstreamBody = JSON.stringify(count)
   }
-  const answer = await callUnmetered(runtime, scope, route.group, {
-    operation,
-    model: route.model.upstreamModel,
-    body: upstreamBody,
-    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-  })
+  const answer = await callUnmetered(
+    runtime,
+    scope,
+    route.group,
+    {
+      operation,
+      model: route.model.upstreamModel,
+      body: upstreamBody,
+      headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+    },
+    sessionHintOf('gemini', json.value, scope.request.headers, route.group.sessionAffinity),
+  )
   if (operation === 'gemini-count-tokens') {
     return textAnswer(answer.text, answer.status, jsonContentType)
   }

@@ -22,9 +22,11 @@ export function formatRequestLog(event: RequestEvent): string {
   ]
   if (event.model !== undefined) parts.push(`model=${logField(event.model)}`)
   if (event.group !== undefined) parts.push(`group=${logField(event.group)}`)
-  // Retries and fallbacks only: one attempt is the usual case, already said by group and status.
-  if (event.attempts !== undefined && event.attempts.length > 1) {
-    parts.push(`attempts=${logField(event.attempts.map(formatAttempt).join(','))}`)
+  // Retries, fallbacks and attempts sent while resting only: one attempt is the usual case,
+  // already said by group and status.
+  const attempts = event.attempts
+  if (attempts !== undefined && (attempts.length > 1 || attempts[0]?.resting === true)) {
+    parts.push(`attempts=${logField(attempts.map(formatAttempt).join(','))}`)
   }
   if (event.stream === true) parts.push('stream')
   if (event.usage !== undefined) {
@@ -43,10 +45,14 @@ export function formatRequestLog(event: RequestEvent): string {
   return parts.join(' ')
 }
 
-/** `group/upstream:status:verdict`, with the masked pooled key when there is one. */
+/**
+ * `group/upstream:status:verdict`, with the masked pooled key when there is one and `:resting`
+ * for an attempt sent while its upstream rested.
+ */
 function formatAttempt(attempt: UpstreamAttempt): string {
   const key = attempt.credential === undefined ? '' : `[${attempt.credential}]`
-  return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}`
+  const resting = attempt.resting === true ? ':resting' : ''
+  return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}${resting}`
 }
 
 /** The line the CLI logs when a key's spend crosses a budget's alert threshold. */

@@ -29,6 +29,11 @@ export type UpstreamAttempt = {
   verdict: AttemptVerdict['kind']
   /** The gateway's error code of a failed attempt (`upstream_error`, `rate_limited`…). */
   error?: string | undefined
+  /**
+   * True when the attempt went to an upstream resting for this model, because every candidate
+   * was (`circuitBreaker.whenAllResting: "try-soonest"`, or a lone upstream's retry).
+   */
+  resting?: boolean | undefined
   /** From the attempt's start until it answered (a stream: its first event) or failed. */
   durationMs: number
 }

@@ -23,7 +23,7 @@ export type LedgerRow = {
   total_tokens: number | null
   estimated: boolean
   duration_ms: number
-  /** The attempts of a request that made more than one, else null (schema version 2). */
+  /** The attempts of a request that made more than one or went to a resting upstream, else null (schema version 2). */
   attempts: StoredAttempt[] | null
   /** Schema version 3: the token categories apart, the cost and the price it was charged at. */
   cache_write_input_tokens: number | null
@@ -36,7 +36,7 @@ export type LedgerRow = {
 }
 
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
-type StoredAttempt = Record<string, string | number>
+type StoredAttempt = Record<string, string | number | boolean>
 
 /**
  * A usage record as a ledger row. Text is made storable (Postgres text holds no NUL and JSON no
@@ -66,7 +66,8 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     estimated: (record as UsageRecord & { estimated?: boolean }).estimated === true,
     duration_ms: Math.min(2_147_483_647, whole(record.durationMs) ?? 0),
     attempts:
-      record.attempts !== undefined && record.attempts.length > 1
+      record.attempts !== undefined &&
+      (record.attempts.length > 1 || record.attempts[0]?.resting === true)
         ? record.attempts.map(storedAttempt)
         : null,
     cache_write_input_tokens:
@@ -94,6 +95,7 @@ function storedAttempt(attempt: UpstreamAttempt): StoredAttempt {
   if (attempt.credential !== undefined) stored.credential = storable(attempt.credential)
   if (attempt.status !== undefined) stored.status = whole(attempt.status) ?? 0
   if (attempt.error !== undefined) stored.error = storable(attempt.error)
+  if (attempt.resting === true) stored.resting = true
   return stored
 }
 

@@ -8,7 +8,7 @@ import { withTimeout } from './with-timeout'
 export type RedisCircuitStoreOptions = {
   /** The two-method client the usage meter takes too. */
   client: RedisScriptClient
-  /** The first part of the key (default `mg`): `mg:circuit:v1:{circuits}`. */
+  /** The first part of the key (default `mg`): `mg:circuit:v2:{circuits}`. */
   prefix?: string | undefined
   /**
    * How often, at most, this instance reads the openings of the others (default 1000 ms): the
@@ -34,29 +34,46 @@ export type RedisCircuitStore = CircuitStore & {
 
 /**
  * Opens a circuit (when ARGV[1] names one) until Redis's `TIME` + ARGV[2] ms, unless it is held
- * open longer already; drops the openings that have passed; returns the rest as
- * `[circuit, ms left, …]`. Times are the server's, answered as durations, so instances whose
- * clocks disagree still agree on when a circuit closes. The hash expires with its last opening.
+ * open longer already — or, with ARGV[3] = `recovered`, marks it recovered now (a negative entry,
+ * `-<time>`, kept for five minutes, the longest opening); drops the entries that have passed;
+ * returns the rest as `[circuit, ms left, …]`, a recovery as `[circuit, "r<ms ago>", …]`. Times are the server's,
+ * answered as durations, so instances whose clocks disagree still agree on when a circuit closes.
+ * The hash expires with its last entry.
  */
 const openingsScript = defineRedisScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local recoveryTtl = 300000
 if ARGV[1] ~= '' then
-  local untilMs = now + tonumber(ARGV[2])
-  local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') or 0
-  if current < untilMs then redis.call('HSET', KEYS[1], ARGV[1], untilMs) end
+  if ARGV[3] == 'recovered' then
+    redis.call('HSET', KEYS[1], ARGV[1], -now)
+  else
+    local untilMs = now + tonumber(ARGV[2])
+    local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') or 0
+    if current < untilMs then redis.call('HSET', KEYS[1], ARGV[1], untilMs) end
+  end
 end
 local all = redis.call('HGETALL', KEYS[1])
 local open = {}
 local latest = 0
 for index = 1, #all, 2 do
-  local untilMs = tonumber(all[index + 1])
-  if untilMs == nil or untilMs <= now then
+  local value = tonumber(all[index + 1])
+  if value == nil then
+    redis.call('HDEL', KEYS[1], all[index])
+  elseif value < 0 then
+    if now + value > recoveryTtl then
+      redis.call('HDEL', KEYS[1], all[index])
+    else
+      open[#open + 1] = all[index]
+      open[#open + 1] = 'r' .. tostring(now + value)
+      if -value + recoveryTtl > latest then latest = -value + recoveryTtl end
+    end
+  elseif value <= now then
     redis.call('HDEL', KEYS[1], all[index])
   else
     open[#open + 1] = all[index]
-    open[#open + 1] = tostring(untilMs - now)
-    if untilMs > latest then latest = untilMs end
+    open[#open + 1] = tostring(value - now)
+    if value > latest then latest = value end
   end
 end
 if latest > 0 then redis.call('PEXPIREAT', KEYS[1], latest) end
@@ -88,7 +105,7 @@ return open
  * createGateway({ ...config, circuitStore: createRedisCircuitStore({ client }) })
  */
 export function createRedisCircuitStore(options: RedisCircuitStoreOptions): RedisCircuitStore {
-  const key = `${options.prefix ?? 'mg'}:circuit:v1:{circuits}`
+  const key = `${options.prefix ?? 'mg'}:circuit:v2:{circuits}`
   const syncIntervalMs = options.syncIntervalMs ?? 1000
   const timeoutMs = options.timeoutMs ?? 200
   const clock = options.now ?? Date.now
@@ -102,19 +119,27 @@ export function createRedisCircuitStore(options: RedisCircuitStoreOptions): Redi
   })
   /** Epoch ms on this instance's clock, by circuit. */
   let known = new Map<string, number>()
+  /** When each circuit last recovered (a success that ended its rest), on this instance's clock. */
+  let recoveries = new Map<string, number>()
   let lastSync = -Infinity
   let syncing: Promise<void> | undefined
 
-  async function call(circuit: string, durationMs: number): Promise<void> {
+  async function call(circuit: string, durationMs: number, recovered = false): Promise<void> {
     if (!health.shouldTry()) return
     const sentAt = clock()
     try {
       const reply = await withTimeout(
-        openingsScript.run(options.client, [key], [circuit, String(Math.round(durationMs))]),
+        openingsScript.run(
+          options.client,
+          [key],
+          [circuit, String(Math.round(durationMs)), recovered ? 'recovered' : ''],
+        ),
         timeoutMs,
       )
       health.succeeded()
-      known = openingsOf(reply, sentAt, clock(), known)
+      const read = openingsOf(reply, sentAt, clock(), known, recoveries)
+      known = read.openings
+      recoveries = read.recoveries
     } catch (error) {
       health.failed(error)
     }
@@ -137,6 +162,14 @@ export function createRedisCircuitStore(options: RedisCircuitStoreOptions): Redi
       if ((known.get(circuit) ?? 0) < until) known.set(circuit, until)
       void call(circuit, durationMs)
     },
+    recovered(circuit, now) {
+      known.delete(circuit)
+      recoveries.set(circuit, now)
+      void call(circuit, 0, true)
+    },
+    recoveredAt(circuit) {
+      return recoveries.get(circuit)
+    },
     sync,
     async close() {
       await syncing
@@ -145,26 +178,43 @@ export function createRedisCircuitStore(options: RedisCircuitStoreOptions): Redi
 }
 
 /**
- * The openings a script reply lists, on this instance's clock: each duration counted from when the
- * call was sent, so an opening ends here at most one round trip early, never late. Openings this
- * instance made that the reply does not list yet (a write still on its way) are kept: openings
- * only ever pass, none is withdrawn.
+ * The openings and recoveries a script reply lists, on this instance's clock: each duration
+ * counted from when the call was sent, so an opening ends here at most one round trip early, never
+ * late. Openings this instance made that the reply does not list yet (a write still on its way)
+ * are kept, unless the circuit has recovered.
  */
 function openingsOf(
   reply: unknown,
   sentAt: number,
   now: number,
   previous: ReadonlyMap<string, number>,
-): Map<string, number> {
+  previousRecoveries: ReadonlyMap<string, number>,
+): { openings: Map<string, number>; recoveries: Map<string, number> } {
   const openings = new Map<string, number>()
-  if (!Array.isArray(reply)) return new Map(previous)
+  const recoveries = new Map<string, number>()
+  if (!Array.isArray(reply)) {
+    return { openings: new Map(previous), recoveries: new Map(previousRecoveries) }
+  }
   for (let index = 0; index + 1 < reply.length; index += 2) {
     const circuit: unknown = reply[index]
-    const left = Number(reply[index + 1])
-    if (typeof circuit === 'string' && Number.isFinite(left)) openings.set(circuit, sentAt + left)
+    const value: unknown = reply[index + 1]
+    if (typeof circuit !== 'string') continue
+    const text = String(value)
+    if (text.startsWith('r')) {
+      const ago = Number(text.slice(1))
+      if (Number.isFinite(ago)) recoveries.set(circuit, sentAt - ago)
+      continue
+    }
+    const left = Number(text)
+    if (Number.isFinite(left)) openings.set(circuit, sentAt + left)
+  }
+  for (const [circuit, at] of previousRecoveries) {
+    if ((recoveries.get(circuit) ?? -Infinity) < at) recoveries.set(circuit, at)
   }
   for (const [circuit, until] of previous) {
+    // A recovery in the reply ended the rest (a new opening since would be listed itself).
+    if (recoveries.has(circuit) && !openings.has(circuit)) continue
     if (until > now && (openings.get(circuit) ?? 0) < until) openings.set(circuit, until)
   }
-  return openings
+  return { openings, recoveries }
 }

@@ -5,68 +5,27 @@ import { backoffDelay, waitUnlessAborted } from '../failover/backoff'
 import { nextStepAfter } from '../failover/classify-attempt'
 import { nothingAvailable } from '../failover/nothing-available'
 import { retryPolicyOf, type RetryPolicy } from '../failover/retry-policy'
-import type { RetryBudget } from '../failover/retry-budget'
-import {
-  isUnavailable,
-  type AttemptVerdict,
-  type Selection,
-  type Unavailable,
-} from '../failover/upstream-selector'
+import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failover/upstream-selector'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { Group } from '../routing/group-registry'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import { upstreamRetryAfterMs } from '../http/retry-after'
-import { admit, withRateLimitHeaders, type Admission } from './admit'
-import { startMeteredRequest, type MeteredDetails, type MeteredRequest } from './metered-request'
-import type { TokenEstimate } from '../usage/usage-meter'
-import {
-  hasMoneyBudget,
-  refusesUnpriced,
-  routeCostEstimate,
-  routePricing,
-  unpricedModelError,
-  type RoutePricing,
-} from './route-price'
+import { withRateLimitHeaders } from './admit'
+import { routePricing } from './route-price'
+import { planAttempt } from './attempt-admission'
 import { attemptCall } from './attempt-call'
+import { noteFailure, startRecord, type LoopState } from './attempt-state'
 import { fallbackRoutes } from './fallback-plan'
-import type { CallPlan, PlanCall } from './call-plan'
+import type { PlanCall } from './call-plan'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()
+const noRoutes: readonly Route[] = []
 const okVerdict: AttemptVerdict = { kind: 'ok' }
-const neutralVerdict: AttemptVerdict = { kind: 'neutral' }
-
-/** The request-wide state of the attempt loop. */
-type LoopState = {
-  readonly runtime: GatewayRuntime
-  readonly scope: RequestScope
-  readonly key: KeyRecord
-  readonly planFor: PlanCall
-  readonly startedAt: number
-  readonly budget: RetryBudget
-  readonly attempts: UpstreamAttempt[]
-  /** The routes after the call's own: its fallbacks, resolved on first need. */
-  fallbacks: readonly Route[] | undefined
-  admission: Admission | undefined
-  metered: MeteredRequest | undefined
-  /** The usage record's details, the estimate it settles with and its price: the answering route's. */
-  details: MeteredDetails
-  estimate: TokenEstimate
-  pricing: RoutePricing
-  /**
-   * Whether the last attempt went upstream and may have cost something: true while it is out,
-   * and when the client left during it; false once it failed, since an upstream that refused or
-   * never answered bills nothing (`settledUsage`).
-   */
-  sent: boolean
-  /** The last attempt's failure: what the client gets when no attempt answers. */
-  failure: unknown
-  /** Why the last group had nothing to try, when no attempt was made there. */
-  unavailable: Unavailable | undefined
-}
 
 /**
  * Runs a call's attempts until one answers: its group's upstreams as the group's retry policy
@@ -116,14 +75,23 @@ export async function runAttempts(
     sent: false,
     failure: undefined,
     unavailable: undefined,
+    soonestResting: undefined,
   }
   try {
-    const answer = await attemptRoute(state, routed)
+    const fallbacks = await fallbacksOf(state, routed)
+    const answer = await attemptRoute(state, routed, fallbacks.length === 0, false)
     if (answer !== undefined) return withUpstreamModel(answer, state.details.upstreamModel)
-    const fallbacks = (state.fallbacks ??= await fallbackRoutes(runtime, key, routed.route))
-    for (const route of fallbacks) {
-      const fallback = await attemptRoute(state, rerouteCall(runtime, routed, route))
+    for (let index = 0; index < fallbacks.length; index += 1) {
+      const rerouted = rerouteCall(runtime, routed, fallbacks[index]!)
+      const fallback = await attemptRoute(state, rerouted, index === fallbacks.length - 1, false)
       if (fallback !== undefined) return withUpstreamModel(fallback, state.details.upstreamModel)
+    }
+    // Every candidate rested and none was tried: the one whose rest ends first is tried anyway
+    // (Envoy's panic routing), so the client gets an upstream's own answer, not a refusal.
+    const soonest = state.soonestResting
+    if (state.failure === undefined && soonest !== undefined) {
+      const resting = await attemptRoute(state, soonest.routed, true, true)
+      if (resting !== undefined) return withUpstreamModel(resting, state.details.upstreamModel)
     }
     throw lastFailure(state)
   } catch (error) {
@@ -138,10 +106,21 @@ export async function runAttempts(
   }
 }
 
+/**
+ * The call's fallback routes: resolved on the first failure only (a call answered at once never
+ * looks them up), or already when admission needed them.
+ */
+async function fallbacksOf(state: LoopState, routed: RoutedCall): Promise<readonly Route[]> {
+  const fallbacks = routed.route.model.fallbacks
+  if (fallbacks === undefined || fallbacks.length === 0) return noRoutes
+  return (state.fallbacks ??= await fallbackRoutes(state.runtime, state.key, routed.route))
+}
+
 function lastFailure(state: LoopState): unknown {
   if (state.failure !== undefined) return state.failure
   return nothingAvailable(
     state.unavailable ?? { unavailable: true, retryAfterMs: undefined, reason: 'exhausted' },
+    state.details.model,
   )
 }
 
@@ -150,18 +129,28 @@ function lastFailure(state: LoopState): unknown {
  * exhausted (every upstream tried, the policy's attempts spent, or nothing available); throws
  * when the request must end here: the client's own error, a client that left, a spent budget or
  * deadline.
+ *
+ * On the last route (`last`: no fallback after it), an upstream that failed retryably is tried
+ * again when no other upstream of the group is left, as `retry.attempts` promises: with backoff
+ * (or its own `retry-after`, up to `maxRetryAfterMs`) and within the retry budget, and while it
+ * rests, since nothing else could serve. `resting`: every candidate rests and this group's
+ * soonest is tried anyway.
  */
 async function attemptRoute(
   state: LoopState,
   routed: RoutedCall,
+  last: boolean,
+  resting: boolean,
 ): Promise<GatewayAnswer | undefined> {
   const { runtime, scope } = state
   const group = routed.route.group
   const policy = retryPolicyOf(group)
+  const model = routed.route.model.upstreamModel
   let tried: Set<string> | undefined
   let retrySame: string | undefined
   let retryAfterMs = 0
   let sameUsed = false
+  let lone = false
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (retrySame === undefined && tried !== undefined && everyTried(group.upstreams, tried)) {
       return undefined
@@ -171,10 +160,13 @@ async function attemptRoute(
       tried: tried ?? noneTried,
       retrySame,
       sessionHint: routed.sessionHint,
+      model,
+      resting: resting || lone,
     })
     const selection = choice instanceof Promise ? await choice : choice
     if (isUnavailable(selection)) {
       state.unavailable = selection
+      if (selection.reason === 'circuits-open' && !resting) noteResting(state, routed, selection)
       if (retrySame === undefined) return undefined
       // The upstream to retry may not be tried now: another one may.
       ;(tried ??= new Set()).add(retrySame)
@@ -215,8 +207,20 @@ async function attemptRoute(
       const next = nextStepAfter(failure, verdict)
       if (next === 'stop') throw failure
       const wait = GatewayError.isInstance(failure) ? upstreamRetryAfterMs(failure) : undefined
+      lone = false
       if (next === 'same' && !sameUsed && (wait ?? 0) <= policy.maxRetryAfterMs) {
         sameUsed = true
+        retrySame = selection.upstream.id
+        retryAfterMs = wait ?? 0
+      } else if (
+        last &&
+        verdict.kind === 'failed' &&
+        (wait ?? 0) <= policy.maxRetryAfterMs &&
+        noOtherUpstream(group.upstreams, tried, selection.upstream.id) &&
+        sendsWhileResting(group)
+      ) {
+        // Nothing else can serve: the same upstream again, after its backoff or its retry-after.
+        lone = true
         retrySame = selection.upstream.id
         retryAfterMs = wait ?? 0
       } else if (verdict.kind === 'rejected-key' && selection.credential !== undefined) {
@@ -232,67 +236,6 @@ async function attemptRoute(
     }
   }
   return undefined
-}
-
-/**
- * The plan of an attempt, with the request admitted and metered before its first attempt. A plan
- * the upstream's protocol refuses ends the request at the first attempt (the client's error); at a
- * later one the upstream is passed over (`undefined`), since the client's request was fine for
- * the first. A refusal of the meter ends the request. The selection hears `neutral` either way.
- */
-async function planAttempt(
-  state: LoopState,
-  routed: RoutedCall,
-  selection: Selection,
-): Promise<CallPlan | undefined> {
-  let plan: CallPlan
-  try {
-    const planned = state.planFor({ ...routed, provider: selection.upstream })
-    plan = planned instanceof Promise ? await planned : planned
-    if (state.admission === undefined) await admitRequest(state, routed)
-  } catch (error) {
-    selection.finish(neutralVerdict)
-    if (state.metered === undefined) throw error
-    return undefined
-  }
-  return plan
-}
-
-/**
- * Admits the request once, for the most any of its routes may use — tokens and money apart, each
- * at its most — and starts its metering. A key with a money budget is refused a model that has no
- * price, unless the config allows unpriced models.
- */
-async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void> {
-  const { runtime, scope, key } = state
-  if (refusesUnpriced(runtime, routed.route, key)) throw unpricedModelError(routed.route)
-  const fallbacks = routed.route.model.fallbacks
-  let reserve = { estimatedTokens: routed.estimatedTokens, estimate: routed.estimate }
-  // Only money budgets hold a cost: a key without one spends nothing on estimating it.
-  const budgeted = hasMoneyBudget(key)
-  let costNano = budgeted ? routeCostEstimate(runtime, routed.route, key, routed.estimate) : 0
-  if (fallbacks !== undefined && fallbacks.length > 0) {
-    // A fallback model may be allowed a longer output, or cost more, than the call's own: hold
-    // the most.
-    state.fallbacks = await fallbackRoutes(runtime, key, routed.route)
-    for (const route of state.fallbacks) {
-      const other = rerouteCall(runtime, routed, route)
-      if (other.estimatedTokens > reserve.estimatedTokens) reserve = other
-      if (budgeted) {
-        costNano = Math.max(costNano, routeCostEstimate(runtime, route, key, other.estimate))
-      }
-    }
-  }
-  const estimate = costNano > 0 ? { ...reserve.estimate, costNano } : reserve.estimate
-  state.admission = await admit(runtime, scope, key, { ...reserve, estimate })
-  state.metered = startMeteredRequest(
-    runtime,
-    scope,
-    state.admission.reservation,
-    state.details,
-    state.estimate,
-    state.pricing,
-  )
 }
 
 /**
@@ -313,48 +256,33 @@ async function beforeRetry(state: LoopState, policy: RetryPolicy, retryAfterMs: 
   }
 }
 
-function everyTried(upstreams: readonly { id: string }[], tried: ReadonlySet<string>): boolean {
-  for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
+/** True when every upstream of the group but `current` has been tried (or there is no other). */
+function noOtherUpstream(
+  upstreams: readonly { id: string }[],
+  tried: ReadonlySet<string> | undefined,
+  current: string,
+): boolean {
+  for (const upstream of upstreams) {
+    if (upstream.id !== current && (tried === undefined || !tried.has(upstream.id))) return false
+  }
   return true
 }
 
-/** Notes a new attempt in the request's record and event, as the one that may answer. */
-function startRecord(state: LoopState, routed: RoutedCall, selection: Selection): UpstreamAttempt {
-  const { scope, details } = state
-  const group = routed.route.group.id
-  const upstream = selection.upstream.id
-  const record: UpstreamAttempt = {
-    group,
-    upstream,
-    phase: 'connect',
-    outcome: 'failed',
-    verdict: 'neutral',
-    durationMs: 0,
-  }
-  if (selection.credential !== undefined) record.credential = selection.credential.masked
-  state.attempts.push(record)
-  details.groupId = group
-  details.providerId = upstream
-  details.upstreamModel = routed.route.model.upstreamModel
-  state.estimate.inputTokens = routed.estimate.inputTokens
-  state.estimate.outputTokens = routed.estimate.outputTokens
-  // An answer is charged at the price of the model that gave it (a fallback's, when one answers).
-  const pricing = routePricing(state.runtime, routed.route, state.key)
-  state.pricing.price = pricing.price
-  state.pricing.multiplier = pricing.multiplier
-  scope.event.group = group
-  scope.event.provider = upstream
-  scope.event.upstreamModel = details.upstreamModel
-  return record
+/** Notes a route whose every upstream rests, keeping the one whose rest ends first. */
+function noteResting(state: LoopState, routed: RoutedCall, unavailable: Unavailable): void {
+  if (!sendsWhileResting(routed.route.group)) return
+  const waitMs = unavailable.retryAfterMs ?? Infinity
+  const soonest = state.soonestResting
+  if (soonest === undefined || waitMs < soonest.waitMs) state.soonestResting = { routed, waitMs }
 }
 
-function noteFailure(record: UpstreamAttempt, failure: unknown, verdict: AttemptVerdict): void {
-  record.verdict = verdict.kind
-  if (failure instanceof ClientGoneError) {
-    record.outcome = 'aborted'
-    return
-  }
-  if (!GatewayError.isInstance(failure)) return
-  record.error = failure.code
-  if (failure.upstream?.status !== undefined) record.status = failure.upstream.status
+/** False when the group asked to refuse at once while everything rests (`whenAllResting: "refuse"`). */
+function sendsWhileResting(group: Group): boolean {
+  const breaker = group.circuitBreaker
+  return breaker === undefined || breaker === false || breaker.whenAllResting !== 'refuse'
+}
+
+function everyTried(upstreams: readonly { id: string }[], tried: ReadonlySet<string>): boolean {
+  for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
+  return true
 }

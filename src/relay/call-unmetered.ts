@@ -1,26 +1,35 @@
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import { classifyUpstreamFailure } from '../upstream/classify-failure'
+import { classifyUpstreamFailure, ClientGoneError } from '../upstream/classify-failure'
 import { yieldToIo } from '../internal/yield-to-io'
 import { openExchange } from '../upstream/exchange'
 import type { UpstreamCall } from '../upstream/provider'
 import type { Group } from '../routing/group-registry'
 import { attemptVerdict } from '../failover/attempt-verdict'
+import { backoffDelay, waitUnlessAborted } from '../failover/backoff'
+import { nextStepAfter } from '../failover/classify-attempt'
 import { nothingAvailable } from '../failover/nothing-available'
-import { isUnavailable, type AttemptVerdict } from '../failover/upstream-selector'
+import { retryPolicyOf } from '../failover/retry-policy'
+import { isUnavailable, type AttemptVerdict, type Selection } from '../failover/upstream-selector'
 import { readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { setRequestIdHeaders } from '../upstream/upstream-headers'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { sendUpstream } from '../upstream/upstream-answer'
+import { upstreamRetryAfterMs } from '../http/retry-after'
 
-const noneTried: ReadonlySet<string> = new Set()
+type Answer = { status: number; text: string; body: Record<string, unknown> }
+type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential'>
 
 /**
- * One upstream call that uses no tokens (token counting), so it is neither admitted nor metered:
- * its upstream is chosen by the selector (and its verdict reported to it), the upstream timeout and the client's abort still apply, a non-2xx answer becomes the usual
- * `GatewayError` (scrubbed of the upstream's secrets), and the answer is checked like any other:
- * JSON, one object, within the response size limit, else a 502.
+ * Upstream calls that use no tokens (token counting), so they are neither admitted nor metered,
+ * with the same attempts as generation: the group's upstreams in turn as the selector picks them
+ * (for the call's upstream model, with the session hint), a retryable failure moved on from within
+ * the group's retry policy and budget, a lone upstream tried again, and, when every upstream rests,
+ * the one whose rest ends first tried anyway (unless the group says `whenAllResting: "refuse"`).
+ * Every selection hears its verdict. The upstream timeout and the client's abort apply; a non-2xx
+ * answer becomes the usual `GatewayError` (scrubbed of the upstream's secrets), and the answer is
+ * checked like any other: JSON, one object, within the response size limit, else a 502.
  *
  * @returns the upstream's status, its body text as sent, and the object it parses to
  */
@@ -28,11 +37,76 @@ export async function callUnmetered(
   runtime: GatewayRuntime,
   scope: RequestScope,
   group: Group,
-  call: Omit<UpstreamCall, 'signal' | 'stream' | 'credential'>,
-): Promise<{ status: number; text: string; body: Record<string, unknown> }> {
-  const choice = runtime.selector.select(group, { tried: noneTried, sessionHint: undefined })
-  const selection = choice instanceof Promise ? await choice : choice
-  if (isUnavailable(selection)) throw nothingAvailable(selection)
+  call: UnmeteredCall,
+  sessionHint?: string | undefined,
+): Promise<Answer> {
+  const policy = retryPolicyOf(group)
+  const budget = runtime.retryBudget(group.id, policy)
+  budget.deposit()
+  const startedAt = runtime.now()
+  const refuses =
+    group.circuitBreaker !== undefined &&
+    group.circuitBreaker !== false &&
+    group.circuitBreaker.whenAllResting === 'refuse'
+  const tried = new Set<string>()
+  let retrySame: string | undefined
+  let retryAfterMs = 0
+  let failure: unknown
+  for (let attempt = 0; attempt < policy.attempts; attempt++) {
+    if (attempt > 0) {
+      const wait = Math.max(retryAfterMs, backoffDelay(attempt, policy, runtime.random))
+      if (runtime.now() - startedAt + wait > policy.deadlineMs || !budget.withdraw()) break
+      if (!(await waitUnlessAborted(wait, scope.request.signal))) throw new ClientGoneError()
+    }
+    const context = { tried, retrySame, sessionHint, model: call.model }
+    let choice = runtime.selector.select(group, context)
+    let selection = choice instanceof Promise ? await choice : choice
+    if (isUnavailable(selection) && selection.reason === 'circuits-open' && !refuses) {
+      // Nothing else can serve: the candidate whose rest ends first is tried anyway.
+      choice = runtime.selector.select(group, { ...context, resting: true })
+      selection = choice instanceof Promise ? await choice : choice
+    }
+    if (isUnavailable(selection)) {
+      if (failure !== undefined) break
+      throw nothingAvailable(selection, call.model)
+    }
+    try {
+      return await attemptUnmetered(runtime, scope, selection, call)
+    } catch (error) {
+      failure = error
+      const verdict = attemptVerdict(error)
+      if (nextStepAfter(error, verdict) === 'stop') throw error
+      const wait = GatewayError.isInstance(error) ? upstreamRetryAfterMs(error) : undefined
+      const id = selection.upstream.id
+      const others = group.upstreams.some(
+        (upstream) => upstream.id !== id && !tried.has(upstream.id),
+      )
+      if (verdict.kind === 'rejected-key' && selection.credential !== undefined) {
+        // The key was refused, not the upstream: the same upstream with another of its keys.
+        retrySame = id
+        retryAfterMs = 0
+      } else if (!others && verdict.kind === 'failed' && (wait ?? 0) <= policy.maxRetryAfterMs) {
+        // A lone upstream (or the last one left) is tried again, after its retry-after.
+        retrySame = id
+        retryAfterMs = wait ?? 0
+      } else {
+        if (!others) break
+        tried.add(id)
+        retrySame = undefined
+        retryAfterMs = 0
+      }
+    }
+  }
+  throw failure
+}
+
+/** One attempt of an unmetered call on the upstream `selection` chose; reports its verdict. */
+async function attemptUnmetered(
+  runtime: GatewayRuntime,
+  scope: RequestScope,
+  selection: Selection,
+  call: UnmeteredCall,
+): Promise<Answer> {
   const provider = selection.upstream
   scope.event.provider = provider.id
   let verdict: AttemptVerdict = { kind: 'ok' }

@@ -120,7 +120,7 @@ describe('circuit breaker', () => {
 
   it('adopts an opening from another instance without raising its exponent', () => {
     const breaker = new CircuitBreaker(policy, noJitter)
-    breaker.adopt(5_000)
+    breaker.adopt(5_000, 0)
     expect(breaker.availability(4_999)).toBe('blocked')
     expect(breaker.openings).toBe(0)
     expect(breaker.availability(5_000)).toBe('probe')

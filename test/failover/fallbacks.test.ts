@@ -209,7 +209,8 @@ describe('fallbacks across groups and protocols', () => {
     expect(result).toMatchObject({ kind: 'error', status: 529 })
     expect(fakes.gemini.calls).toHaveLength(0)
     await until(() => records.length === 1)
-    expect(records[0]!.attempts).toHaveLength(1)
+    // No fallback the key may use: the lone upstream is tried as `retry.attempts` (3) says.
+    expect(records[0]!.attempts).toHaveLength(3)
   })
 
   it('never falls back on the client’s own error', async () => {
@@ -232,7 +233,8 @@ describe('fallbacks across groups and protocols', () => {
     expect(result).toMatchObject({ kind: 'error', status: 503 })
     await until(() => records.length === 1)
     expect(records[0]).toMatchObject({ outcome: 'error', usage: undefined })
-    expect(records[0]!.attempts?.map((a) => a.group)).toEqual(['claude', 'gem'])
+    // The last candidate, alone in its group, is retried as `retry.attempts` (3) says.
+    expect(records[0]!.attempts?.map((a) => a.group)).toEqual(['claude', 'gem', 'gem', 'gem'])
   })
 
   it('checks at config load that each fallback names a known group and model', () => {

@@ -70,6 +70,8 @@ describe('health selector: circuits', () => {
       unavailable: true,
       retryAfterMs: 30_000,
       reason: 'circuits-open',
+      detail:
+        'upstream "a" of group "g" rests (rate limited or overloaded (retry-after)), 30.0 s left',
     })
     clock.now += 29_999
     expect(refuse(selector, group).retryAfterMs).toBe(1)

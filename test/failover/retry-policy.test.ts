@@ -19,7 +19,7 @@ function setup(
   hosts: string[],
   script: (host: string, call: number) => Cue,
   retry?: Retry,
-  health: { circuitBreaker?: false } = {},
+  health: { circuitBreaker?: false | { whenAllResting: 'try-soonest' | 'refuse' } } = {},
 ) {
   const upstreams = failingUpstreams('openai', script)
   const records: UsageRecord[] = []
@@ -225,7 +225,33 @@ describe('the retry budget', () => {
     expect(listed).toBe(attempts)
   })
 
-  it('with circuit breakers on (the default), the circuits open and shed what the budget would still send', async () => {
+  it('with `whenAllResting: "refuse"`, the circuits open and shed what the budget would still send', async () => {
+    const { gateway, upstreams, records } = setup(
+      ['a', 'b', 'c'],
+      () => ({ kind: 'status', status: 503 }),
+      undefined,
+      { circuitBreaker: { whenAllResting: 'refuse' } },
+    )
+    const requests = 200
+    await failingLoad(gateway, requests, 30)
+    await until(() => records.length === requests)
+    const attempts = upstreams.calls.length
+    console.info(
+      `retry budget and circuit breakers (refuse): ${requests} requests, 30 concurrent, 3 upstreams all failing: ${attempts} upstream attempts (${(attempts / requests).toFixed(3)} per request)`,
+    )
+    // Each circuit opens after 5 failures in a row (more while concurrent attempts were out):
+    // far fewer attempts than requests, the rest answered at once with 503 and retry-after.
+    expect(attempts).toBeLessThan(requests)
+    expect(attempts).toBeGreaterThanOrEqual(15)
+    const health = await gateway.health()
+    // The upstreams answered (503): each rests for the model asked, not as a whole.
+    expect(health.map((entry) => entry.circuit)).toEqual(['closed', 'closed', 'closed'])
+    expect(health.map((entry) => entry.models?.map((pair) => [pair.model, pair.circuit]))).toEqual(
+      Array(3).fill([['gpt-4o-mini', 'open']]),
+    )
+  })
+
+  it('with the defaults, every request still reaches an upstream once all rest, and the budget bounds the retries', async () => {
     const { gateway, upstreams, records } = setup(['a', 'b', 'c'], () => ({
       kind: 'status',
       status: 503,
@@ -235,13 +261,12 @@ describe('the retry budget', () => {
     await until(() => records.length === requests)
     const attempts = upstreams.calls.length
     console.info(
-      `retry budget and circuit breakers: ${requests} requests, 30 concurrent, 3 upstreams all failing: ${attempts} upstream attempts (${(attempts / requests).toFixed(3)} per request)`,
+      `retry budget and circuit breakers (try-soonest): ${requests} requests, 30 concurrent, 3 upstreams all failing: ${attempts} upstream attempts (${(attempts / requests).toFixed(3)} per request)`,
     )
-    // Each circuit opens after 5 failures in a row (more while concurrent attempts were out):
-    // far fewer attempts than requests, the rest answered at once with 503 and retry-after.
-    expect(attempts).toBeLessThan(requests)
-    expect(attempts).toBeGreaterThanOrEqual(15)
-    const health = await gateway.health()
-    expect(health.map((entry) => entry.circuit)).toEqual(['open', 'open', 'open'])
+    // Each client gets an upstream's own 503, never a refusal; retries stay within the budget.
+    expect(attempts).toBeGreaterThanOrEqual(requests)
+    expect(attempts).toBeLessThanOrEqual(1.2 * requests + 3)
+    const resting = records.filter((record) => record.attempts?.some((a) => a.resting === true))
+    expect(resting.length).toBeGreaterThan(0)
   })
 })

@@ -123,7 +123,12 @@ describe('the selector hears one verdict per selection', () => {
   })
 
   it.each([
-    ['500', () => openAIError(500, 'boom', 'server_error', null), { kind: 'failed', status: 500 }],
+    [
+      '500',
+      () => openAIError(500, 'boom', 'server_error', null),
+      { kind: 'failed', status: 500, answered: true },
+      3,
+    ],
     [
       '429 with retry-after',
       () => {
@@ -131,42 +136,52 @@ describe('the selector hears one verdict per selection', () => {
         response.headers.set('retry-after', '7')
         return response
       },
-      { kind: 'failed', status: 429, retryAfterMs: 7000 },
+      { kind: 'failed', status: 429, retryAfterMs: 7000, answered: true },
+      // Longer than `maxRetryAfterMs`: not retried.
+      1,
     ],
     [
       '429 insufficient_quota',
       () => openAIError(429, 'You exceeded your quota', 'insufficient_quota', 'insufficient_quota'),
       { kind: 'rejected-key', status: 429, reason: 'out of quota (HTTP 429)' },
+      1,
     ],
     [
       '401',
       () => openAIError(401, 'Incorrect API key', 'invalid_request_error', 'invalid_api_key'),
       { kind: 'rejected-key', status: 401, reason: 'refused (HTTP 401)' },
+      1,
     ],
     [
       '400 (the client’s own error)',
       () => openAIError(400, 'bad', 'invalid_request_error', null),
       { kind: 'neutral' },
+      1,
     ],
     [
       'a connect error',
       () => {
         throw new TypeError('fetch failed')
       },
-      { kind: 'failed' },
+      // No answer at all: the whole upstream, not one model, is at fault.
+      { kind: 'failed', answered: false },
+      3,
     ],
     [
       'a 200 that is not JSON',
       () => new Response('<html>', { headers: { 'content-type': 'text/html' } }),
-      { kind: 'failed' },
+      { kind: 'failed', answered: true },
+      3,
     ],
-  ] as const)('%s', async (_, answer, verdict) => {
+  ] as const)('%s', async (_, answer, verdict, attempts) => {
+    // A lone upstream's retryable failure is tried again, up to `retry.attempts` (3): one
+    // selection, one verdict each time.
     const { openai, verdicts, selected } = build(answer)
     await expect(
       openai().chat.completions.create({ model: 'm', messages: hello }),
     ).rejects.toBeInstanceOf(OpenAI.APIError)
-    expect(selected).toEqual(['up-1'])
-    expect(verdicts).toEqual([verdict])
+    expect(selected).toEqual(Array<string>(attempts).fill('up-1'))
+    expect(verdicts).toEqual(Array<unknown>(attempts).fill(verdict))
   })
 
   it('failed with 529 for an Anthropic stream whose first event is overloaded_error', async () => {
@@ -183,7 +198,9 @@ describe('the selector hears one verdict per selection', () => {
       .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(Anthropic.APIError)
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529)
-    expect(verdicts).toEqual([{ kind: 'failed', status: 529 }])
+    expect(verdicts).toEqual(
+      Array<unknown>(3).fill({ kind: 'failed', status: 529, answered: true }),
+    )
   })
 
   it('neutral for a client that left, and for a request the meter refused', async () => {

@@ -51,6 +51,22 @@ const deepNesting = fc
       : new RawJson('['.repeat(depth) + '1' + ']'.repeat(depth)),
   )
 
+/**
+ * JSON text nested `depth` deep, as a string value: what a client can put inside the string fields
+ * the gateway parses (tool-call `arguments`, a tool result that is an object's text, Responses
+ * `function_call` arguments), which the body's own nesting scan cannot see into.
+ */
+const nestedJsonText = fc
+  .record({ depth: fc.integer({ min: 100, max: 12_000 }), object: fc.boolean() })
+  .map(({ depth, object }) =>
+    object
+      ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+      : '{"a":' + '['.repeat(depth) + '1' + ']'.repeat(depth) + '}',
+  )
+
+/** The string fields of the inbound bodies whose text some translator parses as JSON. */
+const parsedStringFields = new Set(['arguments', 'content', 'output', 'text', 'partial_json'])
+
 const key = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...prototypeNames) },
   {
@@ -115,6 +131,7 @@ const scalar = fc.oneof(
   fc.string({ maxLength: 12 }).map((tail) => `gw1.o.${tail}`),
   fc.string({ maxLength: 12 }).map((tail) => `Z3d0aGluazE6${tail}`),
   rawNumbers.map((text) => new RawJson(text)),
+  nestedJsonText,
 )
 
 /** Any value a hostile client could put in a field. */
@@ -139,6 +156,7 @@ type Edit =
   | { kind: 'delete'; pick: number }
   | { kind: 'add'; pick: number; key: string; value: Value }
   | { kind: 'wrap'; pick: number }
+  | { kind: 'embed'; pick: number; text: string }
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
   {
@@ -160,6 +178,14 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wrap' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('embed' as const),
+      pick: fc.nat(),
+      text: nestedJsonText,
+    }),
+  },
 )
 
 type Slot = { parent: Record<string, Value> | Value[]; key: string | number }
@@ -205,6 +231,15 @@ function applyEdit(body: Value, change: Edit): void {
     return
   }
   const all = slots(body)
+  if (change.kind === 'embed') {
+    // Deep JSON text into one of the string fields a translator parses, when the body has one.
+    const parsed = all.filter(
+      (slot) => typeof slot.key === 'string' && parsedStringFields.has(slot.key),
+    )
+    const target = parsed[change.pick % Math.max(1, parsed.length)]
+    if (target !== undefined) setOwn(target.parent, target.key, change.text)
+    return
+  }
   const slot = all[change.pick % Math.max(1, all.length)]
   if (slot === undefined) return
   const current = (slot.parent as Record<string | number, Value>)[slot.key]

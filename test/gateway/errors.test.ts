@@ -223,8 +223,13 @@ describe('upstream errors', () => {
 
   it('answers a stream whose first event does not come in time with 504', async () => {
     const { gateway } = buildGateway({ upstreamTimeoutMs: 50 })
-    const stream = controlledStream()
-    upstream.answer({ kind: 'controlled', stream })
+    // The lone upstream is tried as `retry.attempts` (3) says: a stream of its own for each.
+    upstream.answerInTurn(
+      Array.from({ length: 3 }, () => ({
+        kind: 'controlled' as const,
+        stream: controlledStream(),
+      })),
+    )
     const error = await sdkError(() =>
       openAIClient(gateway).chat.completions.create({
         model: 'gpt-4o-mini',
@@ -233,7 +238,7 @@ describe('upstream errors', () => {
       }),
     )
     expect(error.status).toBe(504)
-    expect(upstream.lastCall().signal.aborted).toBe(true)
+    expect(upstream.calls.slice(-3).every((call) => call.signal.aborted)).toBe(true)
   })
 
   it('keeps the status and body of an upstream 500', async () => {

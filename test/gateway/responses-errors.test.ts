@@ -58,9 +58,6 @@ beforeAll(() => {
     id: kind,
     protocol: (kind === 'responses' ? 'openai' : kind) as 'openai' | 'anthropic' | 'gemini',
     models: [`model-${kind}`],
-    // Upstream failures follow one another through one gateway here: the circuit breaker (tested
-    // in upstream-health.test.ts) would answer the next ones itself.
-    circuitBreaker: false as const,
     upstreams: [{ ...upstream, ...(kind === 'responses' ? { responses: true } : {}) }],
   })
   handler = buildGateway({

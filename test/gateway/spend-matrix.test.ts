@@ -71,7 +71,6 @@ beforeAll(() => {
     id,
     protocol,
     models: [{ name: `${family}-model`, upstreamModel: upstreamModel[family] }],
-    circuitBreaker: false as const,
   })
   built = buildGateway({
     groups: [

@@ -74,7 +74,6 @@ function gatewayOf(overrides: Partial<GatewayConfig> = {}) {
       {
         id: 'gpt',
         protocol: 'openai',
-        circuitBreaker: false,
         models: [
           'gpt-4o-mini',
           { name: 'local', upstreamModel: 'my-local-llama' },
@@ -86,7 +85,6 @@ function gatewayOf(overrides: Partial<GatewayConfig> = {}) {
       {
         id: 'claude',
         protocol: 'anthropic',
-        circuitBreaker: false,
         priceMultiplier: 1.5,
         models: [{ name: 'sonnet', upstreamModel: 'claude-sonnet-4-5-20250929' }],
         upstreams: [{ baseUrl: anthropicBaseUrl, apiKey: anthropicApiKey }],
@@ -94,7 +92,6 @@ function gatewayOf(overrides: Partial<GatewayConfig> = {}) {
       {
         id: 'gem',
         protocol: 'gemini',
-        circuitBreaker: false,
         models: ['gemini-2.5-flash'],
         upstreams: [{ baseUrl: geminiBaseUrl, apiKey: geminiApiKey }],
       },
@@ -362,7 +359,6 @@ describe('money budgets', () => {
         {
           id: 'gpt',
           protocol: 'openai',
-          circuitBreaker: false,
           models: [
             { name: 'failing', upstreamModel: 'gpt-4o', fallbacks: ['gpt/local'] },
             { name: 'local', upstreamModel: 'my-local-llama' },
@@ -381,8 +377,11 @@ describe('money budgets', () => {
       .chat.completions.create({ model: 'failing', messages: hello }, { maxRetries: 0 })
       .catch((error: unknown) => error)
     expect(failed).toBeInstanceOf(OpenAI.InternalServerError)
-    // Only gpt-4o was tried: the unpriced fallback would have spent an uncounted budget.
+    // Only gpt-4o was tried: the unpriced fallback would have spent an uncounted budget. With no
+    // other candidate, the lone upstream was tried as `retry.attempts` (3) says.
     expect(openai.calls.slice(before).map((call) => JSON.parse(call.body).model)).toEqual([
+      'gpt-4o',
+      'gpt-4o',
       'gpt-4o',
     ])
   })

@@ -122,8 +122,15 @@ const geminiGroup: GroupConfig = {
 }
 
 describe('circuits opened by the upstream', () => {
-  it('a 429 with retry-after opens the circuit for that long: in between, every client protocol gets an immediate 503/529 with retry-after and no upstream call', async () => {
-    const { gateway } = gatewayWith([openAIGroup, anthropicGroup, geminiGroup])
+  it('with whenAllResting "refuse", a 429 with retry-after rests the model for that long: in between, every client protocol gets an immediate 503/529 with retry-after and no upstream call', async () => {
+    // The fail-fast opt-in; the default sends to the soonest instead (resting-upstreams.test.ts).
+    const refuse = { whenAllResting: 'refuse' as const }
+    const { gateway } = gatewayWith(
+      [openAIGroup, anthropicGroup, geminiGroup].map((group) => ({
+        ...group,
+        circuitBreaker: refuse,
+      })),
+    )
     upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(30))
     upstreams.script('an-1', () => vendorErrors.anthropicRateLimit(30))
     upstreams.script('ge-1', () => vendorErrors.geminiExhausted(30))
@@ -134,13 +141,24 @@ describe('circuits opened by the upstream', () => {
       await thrown(gemini().models.generateContent({ model: 'gemini', contents: 'Hi' })),
     ).toMatchObject({ status: 429 })
     expect(upstreams.calls).toHaveLength(3)
+    // The upstreams answered: each rests for the model asked, not as a whole.
     expect(await gateway.health()).toEqual(
-      ['o', 'a', 'g'].map((groupId) =>
+      [
+        ['o', 'gpt-4o-mini'],
+        ['a', 'claude-sonnet-4-5'],
+        ['g', 'gemini-2.5-flash'],
+      ].map(([groupId, model]) =>
         expect.objectContaining({
           groupId,
-          circuit: 'open',
-          openUntil: opened + 30_000,
-          reason: 'rate limited or overloaded (retry-after)',
+          circuit: 'closed',
+          models: [
+            {
+              model,
+              circuit: 'open',
+              openUntil: opened + 30_000,
+              reason: 'rate limited or overloaded (retry-after)',
+            },
+          ],
         }),
       ),
     )
@@ -161,6 +179,11 @@ describe('circuits opened by the upstream', () => {
     expect(anthropicError).toBeInstanceOf(Anthropic.APIError)
     expect(anthropicError.status).toBe(529)
     expect(anthropicError.error).toMatchObject({ error: { type: 'overloaded_error' } })
+    // The refusal names the model and what rests.
+    expect(anthropicError.error.error.message).toContain('for model "claude"')
+    expect(anthropicError.error.error.message).toContain(
+      'upstream "an-1" of group "a" rests for model "claude-sonnet-4-5"',
+    )
     expect(anthropicError.headers.get('retry-after')).toBe('10')
     const geminiError = await thrown(
       gemini().models.generateContent({ model: 'gemini', contents: 'Hi' }),
@@ -176,10 +199,10 @@ describe('circuits opened by the upstream', () => {
     expect(
       (await gemini().models.generateContent({ model: 'gemini', contents: 'Hi' })).text,
     ).toBeTruthy()
-    expect((await gateway.health()).map((entry) => entry.circuit)).toEqual([
-      'closed',
-      'closed',
-      'closed',
+    expect((await gateway.health()).map((entry) => [entry.circuit, entry.models])).toEqual([
+      ['closed', undefined],
+      ['closed', undefined],
+      ['closed', undefined],
     ])
   })
 
@@ -199,8 +222,10 @@ describe('circuits opened by the upstream', () => {
     expect(events.slice(-20).every((event) => event.provider === 'an-2')).toBe(true)
   })
 
-  it('half-open lets exactly one probe through while twenty requests arrive at once', async () => {
-    const { gateway } = gatewayWith([openAIGroup])
+  it('with whenAllResting "refuse", half-open lets exactly one probe through while twenty requests arrive at once', async () => {
+    const { gateway } = gatewayWith([
+      { ...openAIGroup, circuitBreaker: { whenAllResting: 'refuse' } },
+    ])
     upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(5))
     await thrown(chat())
     clock.now += 5_000
@@ -228,7 +253,7 @@ describe('circuits opened by the upstream', () => {
     expect(statuses.filter((status) => status === 503)).toHaveLength(19)
     expect(answered === 'all but one' || statuses[0] === 200).toBe(true)
     expect(upstreams.callsTo('oa-1')).toHaveLength(2)
-    expect((await gateway.health())[0]!.circuit).toBe('closed')
+    expect((await gateway.health())[0]!.models).toBeUndefined()
   })
 })
 

@@ -64,6 +64,8 @@ export function controlledStream(): ControlledStream {
 export function createMockUpstream() {
   const calls: UpstreamCallRecord[] = []
   let behaviour: UpstreamBehaviour = { kind: 'json', body: chatCompletion('Hello!') }
+  /** Behaviours for the next calls, one each, before `behaviour` holds again. */
+  let inTurn: UpstreamBehaviour[] = []
   const server = setupServer(
     http.post(`${upstreamBaseUrl}/chat/completions`, async ({ request }) => {
       const body = await request.text()
@@ -72,8 +74,9 @@ export function createMockUpstream() {
       // OpenAI's rules hold whatever the test scripted: a request they refuse gets OpenAI's 400.
       const refused = parsed === undefined ? undefined : checkOpenAIRequest(parsed)
       if (refused !== undefined) return HttpResponse.json(refused.body, { status: refused.status })
-      if (behaviour.kind === 'model') return modelAnswer(openAIModelAnswer(parsed ?? {}))
-      return answer(behaviour, request.signal)
+      const current = inTurn.shift() ?? behaviour
+      if (current.kind === 'model') return modelAnswer(openAIModelAnswer(parsed ?? {}))
+      return answer(current, request.signal)
     }),
   )
   return {
@@ -82,6 +85,11 @@ export function createMockUpstream() {
     /** Sets how the upstream answers from now on. */
     answer(next: UpstreamBehaviour) {
       behaviour = next
+      inTurn = []
+    },
+    /** Answers the next calls with these behaviours, one each (a stream serves one call). */
+    answerInTurn(next: UpstreamBehaviour[]) {
+      inTurn = [...next]
     },
     lastCall(): UpstreamCallRecord {
       const call = calls.at(-1)

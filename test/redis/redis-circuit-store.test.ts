@@ -36,7 +36,7 @@ describe('Redis circuit store', () => {
     expect(seen).toBeLessThanOrEqual(Date.now() + 30_000)
     expect(two.openUntil('g/b', Date.now())).toBeUndefined()
     // The hash expires with its last opening, and carries the prefix.
-    const ttl = await redis.pTTL(`${prefix}:circuit:v1:{circuits}`)
+    const ttl = await redis.pTTL(`${prefix}:circuit:v2:{circuits}`)
     expect(ttl).toBeGreaterThan(29_000)
     expect(ttl).toBeLessThanOrEqual(30_000)
   })
@@ -63,7 +63,7 @@ describe('Redis circuit store', () => {
     await new Promise((resolve) => setTimeout(resolve, 80))
     await other.sync()
     expect(other.openUntil('g/y', Date.now())).toBeUndefined()
-    expect(await redis.hGetAll(`${prefix}:2:circuit:v1:{circuits}`)).toEqual({
+    expect(await redis.hGetAll(`${prefix}:2:circuit:v2:{circuits}`)).toEqual({
       'g/x': expect.stringMatching(/^\d+$/) as unknown as string,
     })
   })

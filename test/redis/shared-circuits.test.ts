@@ -36,7 +36,10 @@ afterAll(async () => {
 
 const quiet = { warn: () => undefined, error: () => undefined }
 
-function instance(upstreamIds: ('oa-1' | 'oa-2')[]) {
+function instance(
+  upstreamIds: ('oa-1' | 'oa-2')[],
+  whenAllResting: 'try-soonest' | 'refuse' = 'try-soonest',
+) {
   const circuitStore = createRedisCircuitStore({
     client: scriptClient(redis),
     prefix,
@@ -49,6 +52,7 @@ function instance(upstreamIds: ('oa-1' | 'oa-2')[]) {
         id: 'o',
         protocol: 'openai',
         models: [{ name: 'chat', upstreamModel: 'gpt-4o-mini' }],
+        circuitBreaker: { whenAllResting },
         upstreams: upstreamIds.map((id) => ({
           id,
           baseUrl: baseUrlOf(id),
@@ -74,18 +78,25 @@ function instance(upstreamIds: ('oa-1' | 'oa-2')[]) {
 }
 
 describe('circuits shared through Redis', () => {
-  it('a circuit opened on instance 1 (a 429 with retry-after) is skipped by instance 2: 503 at once with the time left, no upstream call', async () => {
+  it('with whenAllResting "refuse", a circuit opened on instance 1 (a 429 with retry-after) is skipped by instance 2: 503 at once with the time left, no upstream call', async () => {
     upstreams.reset()
-    const one = instance(['oa-1'])
-    const two = instance(['oa-1'])
+    const one = instance(['oa-1'], 'refuse')
+    const two = instance(['oa-1'], 'refuse')
     upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
     await expect(one.chat()).rejects.toMatchObject({ status: 429 })
     upstreams.script('oa-1', undefined)
     // health() reads the shared openings first.
-    const [health] = await two.gateway.health()
-    expect(health).toMatchObject({ circuit: 'open', reason: 'opened by another instance' })
-    expect(health!.openUntil! - Date.now()).toBeGreaterThan(55_000)
+    // health() reads the shared openings first; instance 2's first pick adopts the shared rest.
+    await two.gateway.health()
     const error = await two.chat().catch((thrown: unknown) => thrown)
+    const [health] = await two.gateway.health()
+    const pair = health!.models![0]!
+    expect(pair).toMatchObject({
+      model: 'gpt-4o-mini',
+      circuit: 'open',
+      reason: 'opened by another instance',
+    })
+    expect(pair.openUntil - Date.now()).toBeGreaterThan(55_000)
     expect(error).toBeInstanceOf(OpenAI.APIError)
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503)
     const retryAfter = Number(
@@ -94,6 +105,26 @@ describe('circuits shared through Redis', () => {
     expect(retryAfter).toBeGreaterThan(55)
     expect(retryAfter).toBeLessThanOrEqual(60)
     expect(upstreams.callsTo('oa-1')).toHaveLength(1)
+    await closeAll(one.gateway, two.gateway)
+    await deletePrefix(redis, prefix)
+  })
+
+  it('a rest one instance ended by a success (sent while resting) ends on the other too', async () => {
+    upstreams.reset()
+    const one = instance(['oa-1'])
+    const two = instance(['oa-1'], 'refuse')
+    upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
+    await expect(one.chat()).rejects.toMatchObject({ status: 429 })
+    await two.gateway.health()
+    // Instance 2 sees the rest and, failing fast, refuses.
+    await expect(two.chat()).rejects.toMatchObject({ status: 503 })
+    upstreams.script('oa-1', undefined)
+    // Instance 1 sends anyway (every candidate rests): the upstream answers, the rest ends.
+    expect((await one.chat()).choices[0]!.message.content).toBeTruthy()
+    await vi.waitFor(async () => expect((await two.chat()).choices.length).toBe(1), {
+      timeout: 5_000,
+      interval: 60,
+    })
     await closeAll(one.gateway, two.gateway)
     await deletePrefix(redis, prefix)
   })
@@ -130,6 +161,7 @@ describe('circuits shared through Redis', () => {
           id: 'o',
           protocol: 'openai' as const,
           models: [{ name: 'chat', upstreamModel: 'gpt-4o-mini' }],
+          circuitBreaker: { whenAllResting: 'refuse' as const },
           upstreams: [
             { id: 'oa-1', baseUrl: baseUrlOf('oa-1'), apiKey: 'sk-oa-1-upstream-key-0000' },
           ],
@@ -152,10 +184,11 @@ describe('circuits shared through Redis', () => {
       upstreams.script('oa-1', () => vendorErrors.openAIRateLimit(60))
       await expect(chat(one)).rejects.toMatchObject({ status: 429 })
       upstreams.script('oa-1', undefined)
-      expect((await two.health())[0]).toMatchObject({ circuit: 'open' })
+      await two.health()
       await expect(chat(two)).rejects.toMatchObject({ status: 503 })
+      expect((await two.health())[0]!.models![0]).toMatchObject({ circuit: 'open' })
       expect(upstreams.callsTo('oa-1')).toHaveLength(1)
-      expect(await redis.exists(`${statePrefix}:circuit:v1:{circuits}`)).toBe(1)
+      expect(await redis.exists(`${statePrefix}:circuit:v2:{circuits}`)).toBe(1)
     } finally {
       await closeAll(one, two)
       await deletePrefix(redis, statePrefix)

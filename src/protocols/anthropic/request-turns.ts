@@ -1,3 +1,4 @@
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type {
   AssistantMessage,
   FilePart,
@@ -6,7 +7,7 @@ import type {
   TextPart,
   ToolResultPart,
 } from '../../canonical/types'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject } from '../../internal/json'
 import { anthropicToolId } from './tool-id'
 
 /** A content block of a messages body. */
@@ -106,7 +107,7 @@ function assistantBlocks(message: AssistantMessage): Block[] {
 
 function toolInput(text: string): Record<string, unknown> {
   if (text.trim() === '') return {}
-  const parsed = parseJson(text)
+  const parsed = parseEmbeddedJson(text, "a tool call's arguments", 'client')
   return parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
 }
 

@@ -1,5 +1,6 @@
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { ChatResponse } from '../../canonical/types'
-import { isJsonObject, parseJson, stringOf } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { anthropicUsageToCanonical, canonicalUsageToAnthropic } from './canonical-usage'
 import { anthropicStopToCanonical, canonicalFinishToAnthropic } from './finish-reason'
 import { gatewayThinkingSignature } from './thinking-signature'
@@ -81,7 +82,7 @@ export function encodeAnthropicResponse(
     } else if (part.type === 'text') {
       if (part.text !== '') text.push({ type: 'text', text: part.text })
     } else {
-      const parsed = parseJson(part.arguments)
+      const parsed = parseEmbeddedJson(part.arguments, "a tool call's arguments", 'upstream')
       tools.push({
         type: 'tool_use',
         id: anthropicToolId(part.id),

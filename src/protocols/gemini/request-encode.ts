@@ -1,3 +1,4 @@
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type {
   AssistantMessage,
   ChatRequest,
@@ -8,7 +9,7 @@ import type {
   ToolResultPart,
 } from '../../canonical/types'
 import { GatewayError } from '../../errors'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject } from '../../internal/json'
 import { jsonInstruction } from '../../canonical/json-instruction'
 import { checkModelInput } from '../../models/fit-request'
 import { lenientTarget, type ModelTarget } from '../../models/model-target'
@@ -252,7 +253,7 @@ function functionResponse(result: ToolResultPart): Record<string, unknown> {
   const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
   if (result.isError === true) return { error: text }
   if (text.trimStart().startsWith('{')) {
-    const parsed = parseJson(text)
+    const parsed = parseEmbeddedJson(text, "a tool result's content", 'client')
     if (parsed.ok && isJsonObject(parsed.value)) return parsed.value
   }
   return { result: text }
@@ -260,7 +261,7 @@ function functionResponse(result: ToolResultPart): Record<string, unknown> {
 
 function toolArgs(text: string): Record<string, unknown> {
   if (text.trim() === '') return {}
-  const parsed = parseJson(text)
+  const parsed = parseEmbeddedJson(text, "a tool call's arguments", 'client')
   return parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
 }
 

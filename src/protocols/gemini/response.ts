@@ -1,7 +1,8 @@
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { ChatResponse, FinishReason, ReasoningPart } from '../../canonical/types'
 import { packCarriedThinking } from './carried-thinking'
 import { partSignature, signedByGemini } from './part-signature'
-import { isJsonObject, parseJson, stringOf } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 import { canonicalUsageToGemini, geminiUsageToCanonical } from './canonical-usage'
 import { canonicalFinishToGemini, geminiFinishToCanonical } from './finish-reason'
 import { decodeGeminiToolCallId, encodeGeminiToolCallId } from './tool-call-id'
@@ -119,7 +120,7 @@ export function encodeGeminiResponse(
         (part.signature?.protocol === 'gemini' ? part.signature.value : decoded.signature) ??
         packCarriedThinking(carried)
       carried = []
-      const parsed = parseJson(part.arguments)
+      const parsed = parseEmbeddedJson(part.arguments, "a tool call's arguments", 'upstream')
       calls.push({
         functionCall: {
           id: decoded.id,

@@ -1,8 +1,9 @@
+import { parseEmbeddedJson } from '../../http/embedded-json'
 import type { StreamEncoder } from '../../canonical/stream-codec'
 import type { ReasoningPart, Signed, Usage } from '../../canonical/types'
 import { emptyUsage, mergeUsage } from '../../canonical/usage'
 import { GatewayError } from '../../errors'
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject } from '../../internal/json'
 import { canonicalUsageToGemini, type GeminiUsageMetadata } from './canonical-usage'
 import { packCarriedThinking } from './carried-thinking'
 import { geminiStreamErrorFrame } from './errors'
@@ -208,7 +209,7 @@ function geminiSignature(signed: Signed | undefined): string | undefined {
 function functionCallPart(call: PendingCall, carried: string | undefined): GeminiPart {
   const folded = decodeGeminiToolCallId(call.id)
   const signature = call.signature ?? folded.signature ?? carried
-  const parsed = parseJson(call.args)
+  const parsed = parseEmbeddedJson(call.args, "a tool call's arguments", 'upstream')
   const args = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
   return {
     functionCall: { name: call.name, args, ...(folded.id === '' ? {} : { id: folded.id }) },
