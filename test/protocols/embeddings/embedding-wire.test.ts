@@ -14,6 +14,8 @@ import { parseGeminiEmbedCall } from '../../../src/protocols/embeddings/gemini-e
 import { parseOpenAIEmbeddingsRequest } from '../../../src/protocols/embeddings/openai-embeddings-request'
 
 const float32 = fc.float({ noNaN: true, noDefaultInfinity: true })
+/** As JSON carries them: `-0` is written `0`, by the gateway and the vendors alike. */
+const jsonFloat = float32.map((value) => value + 0)
 
 describe('floatsToBase64', () => {
   it('packs little-endian float32, as the openai SDK decodes it', () => {
@@ -117,7 +119,7 @@ describe('the answers, written piece by piece', () => {
   it('are the JSON a plain stringify would give', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.array(float32, { maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.array(jsonFloat, { maxLength: 6 }), { minLength: 1, maxLength: 8 }),
         fc.string(),
         fc.nat(),
         (vectors, model, tokens) => {
