@@ -7,6 +7,11 @@ export type Target = {
   url: string
   /** The child's total CPU time so far, user plus system, in microseconds. */
   cpuMicros(): Promise<number>
+  /**
+   * Starts (`true`) or stops counting the promises the child creates; resolves with the count
+   * since the last call.
+   */
+  countPromises(counting: boolean): Promise<number>
   /** The child's resident memory after a full garbage collection, in bytes. */
   liveRss(): Promise<number>
   stop(): Promise<void>
@@ -28,7 +33,8 @@ export function startTarget(
 ): Promise<Target> {
   const child = fork(entry, [...args], {
     execArgv: [...process.execArgv, '--expose-gc', ...extraExecArgv],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // stdout to /dev/null: the gateway logs a line per request, as the CLI does.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     ...(execPath === undefined ? {} : { execPath }),
   })
   return new Promise((resolve, reject) => {
@@ -48,6 +54,7 @@ export function startTarget(
         url: message.url,
         cpuMicros: () => askCpu(child),
         liveRss: () => askMemory(child),
+        countPromises: (counting) => askPromises(child, counting),
         stop: () => stop(child),
       })
     })
@@ -63,6 +70,18 @@ function askCpu(child: ChildProcess): Promise<number> {
     }
     child.on('message', onMessage)
     child.send({ type: 'cpu' } satisfies ParentMessage)
+  })
+}
+
+function askPromises(child: ChildProcess, counting: boolean): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type !== 'promises') return
+      child.off('message', onMessage)
+      resolve(message.created)
+    }
+    child.on('message', onMessage)
+    child.send({ type: 'promises', counting } satisfies ParentMessage)
   })
 }
 

@@ -6,14 +6,18 @@
  * - req/s of passthrough JSON, passthrough SSE and translated SSE (Anthropic upstream, OpenAI
  *   client) as a fraction of the relay's, at `--connections` (32), the median of per-round ratios
  *   over `--rounds` (3) interleaved rounds (relay, then gateway, per format and round);
- * - CPU µs per request of each target process;
+ * - CPU µs per request of each target process, and the promises it creates per request (counted
+ *   in a short pass of its own after the rounds, since V8's promise hook costs CPU);
  * - the latency the gateway adds at one connection (p50, p99), and to an SSE answer's first byte;
  * - resident memory per open stream with `--streams` (5,000) streams held open;
  * - the import time of the core and its gzip size with its dependencies.
  *
  * Flags: --duration <s> (4) --warmup <s> (1) --connections <n> (32) --rounds <n> (3)
  * --unloaded <s> (3; 0 skips) --first-byte <n> (200; 0 skips) --streams <n> (5000; 0 skips)
- * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --node <path> (run the
+ * --import-runs <n> (5) --src <dir> (../src: measure another checkout) --base [<label>=]<dir>
+ * (repeatable: another checkout's src, main before a change, served beside it and interleaved in
+ * the same rounds, so its figures are the "before" on the same machine at the same time)
+ * --promise-seconds <s> (1; 0 skips counting promises) --formats <list> (json,sse,translated-sse) --node <path> (run the
  * relay, the gateway and the import with another Node binary) --quick (1 round, shorter cases,
  * 1,000 streams) --transports fetch,node-fetch,undici-request,undici-fetch,canned (more gateway
  * targets) --profile (CPU profiles of the gateway in bench/results/profiles/) --breakdown
@@ -26,7 +30,7 @@ import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import {
-  formats,
+  formats as allFormats,
   loadOptions,
   measureCase,
   medianCase,
@@ -63,6 +67,9 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '5000' },
     'import-runs': { type: 'string', default: '5' },
     src: { type: 'string', default: fileURLToPath(new URL('../src', import.meta.url)) },
+    base: { type: 'string', multiple: true, default: [] },
+    'promise-seconds': { type: 'string', default: '1' },
+    formats: { type: 'string', default: allFormats.join(',') },
     node: { type: 'string', default: process.execPath },
     transports: { type: 'string', default: '' },
     quick: { type: 'boolean', default: false },
@@ -83,6 +90,20 @@ const firstByteSamples = quick ? 50 : Number(flags['first-byte'])
 const streamCount = quick ? 1000 : Number(flags.streams)
 const importRuns = Math.max(1, Number(flags['import-runs']))
 const sourceDir = flags.src
+/** The answer shapes measured (`--formats json,sse,translated-sse`). */
+const formats = flags.formats.split(',').map((name) => name.trim()) as Format[]
+for (const format of formats) {
+  if (!allFormats.includes(format)) throw new Error(`Unknown format ${format}`)
+}
+/** The checkouts compared with `--src`: `label=dir`, or a dir labelled `base`, `base 2`… */
+const bases = flags.base.map((spec, index) => {
+  const at = spec.indexOf('=')
+  const fallback = index === 0 ? 'base' : `base ${index + 1}`
+  return at > 0
+    ? { label: spec.slice(0, at), dir: spec.slice(at + 1) }
+    : { label: fallback, dir: spec }
+})
+const promiseSeconds = Number(flags['promise-seconds'])
 const nodePath = flags.node
 const transports = flags.transports
   .split(',')
@@ -92,10 +113,10 @@ for (const name of transports) {
   if (!allTransports.includes(name)) throw new Error(`Unknown transport ${name}`)
 }
 
-const gatewayCount = 1 + transports.length
+const gatewayCount = 1 + transports.length + bases.length
 const plannedS =
   rounds * (1 + gatewayCount) * formats.length * (warmupS + durationS) +
-  (1 + gatewayCount) * formats.length * unloadedS +
+  (1 + gatewayCount) * formats.length * (unloadedS + promiseSeconds) +
   (firstByteSamples > 0 ? 20 : 0) +
   (streamCount > 0 ? 2 * (10 + streamCount / 200) : 0) +
   importRuns * 2 +
@@ -142,15 +163,18 @@ function printMeter(latencies: readonly MeterLatency[]): void {
   )
 }
 
-/** Per format: the relay's and the gateway's figures, and the median of per-round ratios. */
+/** Per format and gateway: its and the relay's figures, and the median of per-round ratios. */
 type Ratio = {
   format: Format
+  gateway: string
   relayRps: number
   gatewayRps: number
   ratio: number
   ratios: number[]
   relayCpu: number
   gatewayCpu: number
+  relayPromises: number | undefined
+  gatewayPromises: number | undefined
 }
 
 function median(values: readonly number[]): number {
@@ -166,7 +190,7 @@ async function main(): Promise<void> {
       : execFileSync(nodePath, ['--version']).toString().trim()
   const machine = `Node ${nodeVersion}, ${availableParallelism()} CPUs (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${process.platform}/${process.arch}`
   console.log(`model-gateway bench: ${machine}`)
-  console.log(`source: ${sourceDir}`)
+  console.log(`source: ${sourceDir}${bases.map((base) => `, ${base.label}: ${base.dir}`).join('')}`)
   if (flags['meter-only']) {
     const meter = await meterSection()
     if (meter !== undefined) printMeter(meter)
@@ -194,6 +218,9 @@ async function main(): Promise<void> {
       start(['gateway', mock.url, transport, sourceDir], profile, nodePath),
     ),
   ])
+  const baseTargets = await Promise.all(
+    bases.map((base) => start(['gateway', mock.url, 'cli', base.dir], profile, nodePath)),
+  )
   const relaySubject: Subject = {
     target: relay!,
     name: 'bare node:http relay',
@@ -209,6 +236,17 @@ async function main(): Promise<void> {
     kind: 'gateway' as const,
     transport: transport === 'cli' ? undefined : transport,
   }))
+  const labels = new Map<Subject, string>([[gatewaySubjects[0]!, 'gateway']])
+  for (const [index, base] of bases.entries()) {
+    const subject: Subject = {
+      target: baseTargets[index]!,
+      name: `gateway, ${base.label} (--base)`,
+      kind: 'gateway',
+      transport: undefined,
+    }
+    gatewaySubjects.push(subject)
+    labels.set(subject, base.label)
+  }
   const subjects = [relaySubject, ...gatewaySubjects]
   for (const subject of subjects) {
     for (const format of formats) await verify(subject, format)
@@ -229,20 +267,41 @@ async function main(): Promise<void> {
     }
   }
   const loaded = [...samples.values()].map(medianCase)
-  const ratios: Ratio[] = formats.map((format) => {
-    const relayRounds = samples.get(`${relaySubject.name} · ${format}`)!
-    const gatewayRounds = samples.get(`${gatewaySubjects[0]!.name} · ${format}`)!
-    const perRound = gatewayRounds.map((result, index) => result.rps / relayRounds[index]!.rps)
-    return {
-      format,
-      relayRps: median(relayRounds.map((result) => result.rps)),
-      gatewayRps: median(gatewayRounds.map((result) => result.rps)),
-      ratio: median(perRound),
-      ratios: perRound,
-      relayCpu: median(relayRounds.map((result) => result.cpuMicrosPerRequest)),
-      gatewayCpu: median(gatewayRounds.map((result) => result.cpuMicrosPerRequest)),
+
+  // Promises per request, in a pass of its own: V8's promise hook would inflate the CPU above.
+  const promises = new Map<string, number>()
+  if (promiseSeconds > 0) {
+    for (const format of formats) {
+      for (const subject of subjects) {
+        progress(`${subject.name} · ${format} · promises per request`)
+        await subject.target.countPromises(true)
+        const result = await runLoad(loadOptions(subject, format, connections, promiseSeconds))
+        const created = await subject.target.countPromises(false)
+        promises.set(`${subject.name} · ${format}`, created / Math.max(1, result.requests))
+      }
     }
-  })
+  }
+  const ratios: Ratio[] = formats.flatMap((format) =>
+    gatewaySubjects
+      .filter((subject) => subject.transport === undefined)
+      .map((subject) => {
+        const relayRounds = samples.get(`${relaySubject.name} · ${format}`)!
+        const gatewayRounds = samples.get(`${subject.name} · ${format}`)!
+        const perRound = gatewayRounds.map((result, index) => result.rps / relayRounds[index]!.rps)
+        return {
+          format,
+          gateway: labels.get(subject)!,
+          relayRps: median(relayRounds.map((result) => result.rps)),
+          gatewayRps: median(gatewayRounds.map((result) => result.rps)),
+          ratio: median(perRound),
+          ratios: perRound,
+          relayCpu: median(relayRounds.map((result) => result.cpuMicrosPerRequest)),
+          gatewayCpu: median(gatewayRounds.map((result) => result.cpuMicrosPerRequest)),
+          relayPromises: promises.get(`${relaySubject.name} · ${format}`),
+          gatewayPromises: promises.get(`${subject.name} · ${format}`),
+        }
+      }),
+  )
 
   const unloaded: CaseResult[] = []
   if (unloadedS > 0) {
@@ -299,7 +358,16 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine,
     source: sourceDir,
-    settings: { connections, durationS, warmupS, unloadedS, rounds, transports, streamCount },
+    settings: {
+      connections,
+      durationS,
+      warmupS,
+      unloadedS,
+      rounds,
+      transports,
+      streamCount,
+      bases,
+    },
     ratios,
     loaded,
     unloaded,
@@ -326,21 +394,27 @@ function printSummary(
     formatTable(
       [
         'format',
+        'gateway',
         'relay req/s',
         'gateway req/s',
         'ratio',
         'per round',
-        'relay CPU µs',
-        'gateway CPU µs',
+        'relay CPU µs/req',
+        'gateway CPU µs/req',
+        'relay promises/req',
+        'gateway promises/req',
       ],
       ratios.map((row) => [
         row.format,
+        row.gateway,
         fixed(row.relayRps, 0),
         fixed(row.gatewayRps, 0),
         fixed(row.ratio, 2),
         row.ratios.map((ratio) => ratio.toFixed(2)).join(' '),
         fixed(row.relayCpu, 0),
         fixed(row.gatewayCpu, 0),
+        fixed(row.relayPromises, 1),
+        fixed(row.gatewayPromises, 1),
       ]),
     ),
   )

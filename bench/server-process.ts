@@ -11,19 +11,22 @@
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { promiseHooks } from 'node:v8'
 import { createBareRelay } from './bare-relay'
 import { createMockUpstream } from './mock-upstream'
 import { benchKey, benchModel, translatedModel } from './payloads'
 import type { TransportName } from './transports'
 
 /** Messages from the parent. */
-export type ParentMessage = { type: 'cpu' } | { type: 'memory' } | { type: 'stop' }
+export type ParentMessage =
+  { type: 'cpu' } | { type: 'memory' } | { type: 'stop' } | { type: 'promises'; counting: boolean }
 
 /** Messages to the parent. */
 export type ChildMessage =
   | { type: 'ready'; url: string }
   | { type: 'cpu'; usage: NodeJS.CpuUsage }
   | { type: 'memory'; rss: number; heapUsed: number }
+  | { type: 'promises'; created: number }
 
 const [role, upstream, transport, sourceDir] = process.argv.slice(2)
 
@@ -62,8 +65,41 @@ async function startGateway(): Promise<Served> {
     ],
     keys: [{ key: benchKey, groups: ['bench', 'bench-anthropic'] }],
     fetch,
+    ...(transport === 'cli' ? { onEvent: await cliRequestLog(src) } : {}),
   } as Parameters<typeof createGateway>[0])
   return serveGateway(gateway, { port: 0, host: '127.0.0.1' })
+}
+
+/**
+ * The CLI logs one line per request to stdout (here /dev/null): the same formatter, and the same
+ * writer when the checkout has one (`src/node/line-batch.ts`), else `console.log` as the CLI did.
+ */
+async function cliRequestLog(src: string): Promise<(event: never) => void> {
+  const { formatRequestLog } = (await import(
+    `${src}/node/request-log.ts`
+  )) as typeof import('../src/node/request-log')
+  const batch = (await import(`${src}/node/line-batch.ts`).catch(() => undefined)) as
+    { createLineBatch(write: (text: string) => void): { write(line: string): void } } | undefined
+  if (batch === undefined) return (event) => console.log(formatRequestLog(event))
+  const lines = batch.createLineBatch((text) => process.stdout.write(text))
+  return (event) => lines.write(formatRequestLog(event))
+}
+
+/**
+ * Counts the promises the process creates while the parent asks (V8's promise hook, off
+ * otherwise: it costs CPU, so the loaded rounds run without it).
+ */
+let promisesCreated = 0
+let stopCountingPromises: (() => void) | undefined
+function countPromises(counting: boolean): number {
+  stopCountingPromises?.()
+  stopCountingPromises = undefined
+  const created = promisesCreated
+  promisesCreated = 0
+  if (counting) {
+    stopCountingPromises = promiseHooks.onInit(() => (promisesCreated += 1)) as () => void
+  }
+  return created
 }
 
 async function start(): Promise<Served> {
@@ -104,6 +140,9 @@ start().then(
     process.on('message', (message: ParentMessage) => {
       if (message.type === 'cpu') send({ type: 'cpu', usage: process.cpuUsage() })
       if (message.type === 'memory') send({ type: 'memory', ...liveMemory() })
+      if (message.type === 'promises') {
+        send({ type: 'promises', created: countPromises(message.counting) })
+      }
       if (message.type === 'stop') void served.close().then(() => process.exit(0))
     })
     process.on('disconnect', () => process.exit(0))

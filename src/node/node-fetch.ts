@@ -1,11 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import {
-  upstreamAnswerKey,
-  type DirectFetch,
-  type UpstreamAnswer,
-} from '../upstream/upstream-answer'
-import { toNodeBody, toUpstreamAnswer, type NodeBody } from './node-upstream-answer'
+import { upstreamAnswerKey } from '../upstream/upstream-answer'
+import { abortReason, createDirectFetch, fetchFailed, watchCall } from './node-direct-fetch'
 import {
   toIncomingBody,
   toNodeReadable,
@@ -93,55 +89,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   }
   // The gateway's own calls skip the WHATWG objects: a string body, a header record, an answer
   // read straight from the socket (ADR 0013). Never a redirect: the gateway follows none.
-  const direct: DirectFetch = (url, init) => {
-    const target = new URL(url)
-    return sendDirect(target, init, agentFor(target))
-  }
+  const direct = createDirectFetch(agentFor)
   return Object.assign(nodeFetch, { [upstreamAnswerKey]: direct })
-}
-
-/** One call of the gateway's own, answered as an `UpstreamAnswer` once the headers arrive. */
-function sendDirect(
-  url: URL,
-  init: Parameters<DirectFetch>[1],
-  agent: HttpAgent,
-): Promise<UpstreamAnswer> {
-  const { signal } = init
-  if (signal.aborted) return Promise.reject(abortReason(signal))
-  const headers = init.headers
-  headers['content-length'] = String(Buffer.byteLength(init.body))
-  headers['content-type'] ??= 'text/plain;charset=UTF-8'
-  return new Promise<UpstreamAnswer>((resolve, reject) => {
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest
-    let outgoing: ClientRequest
-    try {
-      outgoing = request(url, { method: init.method, headers, agent })
-    } catch (error) {
-      reject(fetchFailed(error))
-      return
-    }
-    let body: NodeBody | undefined
-    const detach = watchCall(outgoing, signal, reject, () => body)
-    outgoing.once('response', (incoming) => {
-      const status = incoming.statusCode ?? 0
-      if (status < 200 || status > 599) {
-        // What the Response constructor refuses, refused the same way.
-        detach()
-        outgoing.destroy()
-        reject(fetchFailed(new RangeError(`Invalid status ${status}.`)))
-        return
-      }
-      if (nullBodyStatuses.has(status)) {
-        detach()
-        incoming.resume()
-        resolve(toUpstreamAnswer(incoming, null))
-        return
-      }
-      body = toNodeBody(incoming, { settle: detach, cancel: () => outgoing.destroy() })
-      resolve(toUpstreamAnswer(incoming, body))
-    })
-    outgoing.end(init.body)
-  })
 }
 
 async function prepare(input: RequestInfo | URL, init: RequestInit): Promise<Target> {
@@ -265,42 +214,4 @@ function send(target: Target, agent: HttpAgent): Promise<Response> {
       outgoing.end()
     }
   })
-}
-
-/**
- * Ties a call to its signal and to its request's errors until it is settled: an abort destroys the
- * socket (so the upstream sees the client leave) and rejects the call, or fails the body once the
- * response has arrived, which then reports every failure itself.
- *
- * @returns `detach`, to stop listening to the signal
- */
-function watchCall(
-  outgoing: ClientRequest,
-  signal: AbortSignal | undefined,
-  reject: (reason: unknown) => void,
-  body: () => { fail(reason: unknown): void } | undefined,
-): () => void {
-  const detach = () => signal?.removeEventListener('abort', onAbort)
-  const onAbort = () => {
-    detach()
-    outgoing.destroy()
-    const current = body()
-    if (current === undefined) reject(abortReason(signal!))
-    else current.fail(abortReason(signal!))
-  }
-  signal?.addEventListener('abort', onAbort, { once: true })
-  outgoing.on('error', (error) => {
-    if (body() !== undefined) return
-    detach()
-    reject(fetchFailed(error))
-  })
-  return detach
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
-}
-
-function fetchFailed(cause: unknown): TypeError {
-  return new TypeError('fetch failed', { cause })
 }

@@ -97,12 +97,18 @@ export function toNodeBody(incoming: IncomingMessage, hooks: IncomingBodyHooks):
     fail(new TypeError('terminated', { cause: new Error('The connection closed mid-body.') }))
   })
 
-  /** The next chunk, or `undefined` at the end. */
+  /**
+   * The next chunk, or `undefined` at the end. Every chunk queued since the last read goes out as
+   * one: an SSE upstream writes each event as its own chunked-encoding piece, and each piece would
+   * otherwise travel alone through the decoder, the parser and the relay, with a promise or more
+   * at each step. At most 64 KiB plus one chunk are queued, so the copy stays small.
+   */
   const nextChunk = (): Promise<Buffer | undefined> | Buffer | undefined => {
-    const chunk = queue.shift()
-    if (chunk !== undefined) {
-      queuedBytes -= chunk.byteLength
-      if (queuedBytes < highWaterMarkBytes) source.resume()
+    if (queue.length > 0) {
+      const chunk = queue.length === 1 ? queue[0]! : Buffer.concat(queue, queuedBytes)
+      queue.length = 0
+      queuedBytes = 0
+      source.resume()
       return chunk
     }
     if (failure !== undefined) return Promise.reject(failure)

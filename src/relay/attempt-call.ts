@@ -56,17 +56,24 @@ export async function attemptCall(
     // never forwarded upstream, whatever the provider does with an aborted signal; one turn of
     // the event loop first lets a departure the loop has not read yet be seen.
     await yieldToIo()
-    exchange.signal.throwIfAborted()
+    if (exchange.signal.aborted) throw exchange.signal.reason
     onSent()
-    const upstream = await sendUpstream(plan.provider, {
-      operation: plan.operation,
-      model: plan.route.model.upstreamModel,
-      body: plan.body,
-      headers: plan.headers,
-      stream: plan.stream,
-      signal: exchange.signal,
-      credential: selection.credential?.index,
-    })
+    const upstream = await sendUpstream(
+      plan.provider,
+      {
+        operation: plan.operation,
+        model: plan.route.model.upstreamModel,
+        body: plan.body,
+        headers: plan.headers,
+        stream: plan.stream,
+        // Built only if a provider reads it: the direct Node path takes the light signal.
+        get signal() {
+          return exchange.abortSignal
+        },
+        credential: selection.credential?.index,
+      },
+      exchange.signal,
+    )
     record.status = upstream.status
     record.phase = 'headers'
     if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider.protocol, scrub)

@@ -116,13 +116,19 @@ async function attemptUnmetered(
   try {
     // A client that left is never forwarded, whatever the provider does with the signal.
     await yieldToIo()
-    exchange.signal.throwIfAborted()
-    const upstream = await sendUpstream(provider, {
-      ...call,
-      stream: false,
-      signal: exchange.signal,
-      credential: selection.credential?.index,
-    })
+    if (exchange.signal.aborted) throw exchange.signal.reason
+    const upstream = await sendUpstream(
+      provider,
+      {
+        ...call,
+        stream: false,
+        get signal() {
+          return exchange.abortSignal
+        },
+        credential: selection.credential?.index,
+      },
+      exchange.signal,
+    )
     if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol, scrub)
     const answer = await readUpstreamJson(upstream, runtime.maxResponseBytes)
     return { status: upstream.status, ...answer }

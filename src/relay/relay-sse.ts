@@ -164,7 +164,8 @@ export async function relaySse(
       if (closed) return undefined
       try {
         for (;;) {
-          const message = await reader.next()
+          // Already parsed events are taken as they are; a promise only when a read is needed.
+          const message = reader.take() ?? (await reader.next())
           if (closed) break
           if (message === undefined) {
             const last = translator.end()

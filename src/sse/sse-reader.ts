@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import type { CallSignal } from '../internal/call-signal'
 import type { ChunkSource } from './chunk-source'
 import type { SseMessage } from './sse-message'
 
@@ -14,7 +15,7 @@ export type SseReaderOptions = {
    */
   maxStrayChars?: number
   /** Aborting it cancels the body and makes the next read throw the signal's reason. */
-  signal?: AbortSignal
+  signal?: CallSignal
 }
 
 /** Pulls SSE messages from a body, one at a time. */
@@ -26,6 +27,11 @@ export type SseReader = {
    * hand out every event of one upstream read together.
    */
   buffered(): boolean
+  /**
+   * The next message when it is already parsed, else `undefined` (then `next()` reads on): the
+   * events of one upstream read are taken without a promise each.
+   */
+  take(): SseMessage | undefined
   cancel(): Promise<void>
 }
 
@@ -130,18 +136,22 @@ export function createSseReader(
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined)
   signal?.addEventListener('abort', onAbort, { once: true })
 
+  const take = (): SseMessage | undefined => {
+    if (head === queue.length) return undefined
+    const message = queue[head]!
+    head += 1
+    if (head === queue.length) {
+      queue.length = 0
+      head = 0
+    }
+    return message
+  }
+
   return {
     async next() {
       for (;;) {
-        if (head < queue.length) {
-          const message = queue[head]!
-          head += 1
-          if (head === queue.length) {
-            queue.length = 0
-            head = 0
-          }
-          return message
-        }
+        const message = take()
+        if (message !== undefined) return message
         if (failure !== undefined) throw failure
         if (ended) return undefined
         if (signal?.aborted === true) throw signal.reason
@@ -173,6 +183,7 @@ export function createSseReader(
       }
     },
     buffered: () => head < queue.length,
+    take,
     async cancel() {
       signal?.removeEventListener('abort', onAbort)
       await reader.cancel().catch(() => undefined)
@@ -181,6 +192,6 @@ export function createSseReader(
 }
 
 /** A function, so the compiler does not narrow `signal.aborted` across the `await` before it. */
-function isAborted(signal: AbortSignal | undefined): boolean {
+function isAborted(signal: CallSignal | undefined): boolean {
   return signal?.aborted === true
 }

@@ -1,16 +1,25 @@
 import type { ClientSignal } from '../http/gateway-request'
+import { createLightAbort, type CallSignal } from '../internal/call-signal'
 
 /** Why an upstream call was cut short (`deadline`: the stream reached `maxStreamMs`). */
 export type ExchangeEnd = 'client' | 'timeout' | 'idle' | 'deadline' | 'done'
 
 /**
- * The lifetime of one upstream call: one `AbortController` that fires when the client goes away,
- * when no first byte has come within the timeout, or when a stream falls idle. The idle watchdog
- * re-arms one timer per idle period instead of one per chunk, so a busy stream costs a timestamp
- * write per event and nothing more.
+ * The lifetime of one upstream call: one signal that fires when the client goes away, when no
+ * first byte has come within the timeout, or when a stream falls idle. The idle watchdog re-arms
+ * one timer per idle period instead of one per chunk, so a busy stream costs a timestamp write per
+ * event and nothing more. The signal is a light one (a listener list): the gateway's direct Node
+ * path needs nothing more, and an `AbortController` with its `EventTarget` per attempt was a
+ * measurable share of a request's CPU.
  */
 export type UpstreamExchange = {
-  readonly signal: AbortSignal
+  /** Fires when the exchange is aborted; what the gateway's own code listens to. */
+  readonly signal: CallSignal
+  /**
+   * A real `AbortSignal` that fires with `signal`, built on first use: for a custom provider or a
+   * WHATWG `fetch`, which need one.
+   */
+  readonly abortSignal: AbortSignal
   /** Why the exchange was aborted, or `undefined` while it runs. */
   end(): ExchangeEnd | undefined
   /** Swaps the first-byte timeout for an idle timeout of `idleMs` between events. */
@@ -32,7 +41,7 @@ export function openExchange(
   now: () => number,
   options: { deadlineMs?: number | undefined } = {},
 ): UpstreamExchange {
-  const controller = new AbortController()
+  const controller = createLightAbort()
   let reason: ExchangeEnd | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let deadline: ReturnType<typeof setTimeout> | undefined
@@ -53,6 +62,9 @@ export function openExchange(
   }
   return {
     signal: controller.signal,
+    get abortSignal() {
+      return controller.webSignal()
+    },
     end: () => reason,
     startIdleWatch(idleMs) {
       if (timer !== undefined) clearTimeout(timer)

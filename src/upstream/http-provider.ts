@@ -1,5 +1,6 @@
 import { maskKey } from '../auth/mask-key'
 import type { ProtocolName } from '../protocols/protocol-name'
+import type { CallSignal } from '../internal/call-signal'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
 
@@ -79,7 +80,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
   // The transport answers without a `Response` (createNodeFetch): the same call, with the headers
   // as a plain record. Redirects are never followed on this path either.
   return Object.assign(provider, {
-    [upstreamAnswerKey]: (call: UpstreamCall) => {
+    [upstreamAnswerKey]: (call: UpstreamCall, signal: CallSignal) => {
       // No prototype: a header name can never meet an Object member.
       const headers = Object.create(null) as Record<string, string>
       // lookup-safe: a prototype-less record
@@ -96,12 +97,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
         headers['anthropic-version'] = defaultAnthropicVersion
       }
       if (call.stream) headers['accept'] = 'text/event-stream'
-      return direct(`${base}${pathOf(call)}`, {
-        method: 'POST',
-        headers,
-        body: call.body,
-        signal: call.signal,
-      })
+      return direct(`${base}${pathOf(call)}`, { method: 'POST', headers, body: call.body, signal })
     },
   })
 }

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../internal/call-signal'
 import type { ChunkSource } from '../sse/chunk-source'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
@@ -39,7 +40,7 @@ export const upstreamAnswerKey: unique symbol = Symbol.for('model-gateway.upstre
 /** A transport's direct call: a fetch with a plain header record and a text body. */
 export type DirectFetch = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+  init: { method: string; headers: Record<string, string>; body: string; signal: CallSignal },
 ) => Promise<UpstreamAnswer>
 
 /** The direct call of a fetch that has one, else `undefined`. */
@@ -51,18 +52,23 @@ export function directFetchOf(fetch: unknown): DirectFetch | undefined {
 
 /** A provider that can answer with an `UpstreamAnswer` directly (the HTTP provider, over such a fetch). */
 type DirectProvider = UpstreamProvider & {
-  [upstreamAnswerKey]?: (call: UpstreamCall) => Promise<UpstreamAnswer> | undefined
+  [upstreamAnswerKey]?: (
+    call: UpstreamCall,
+    signal: CallSignal,
+  ) => Promise<UpstreamAnswer> | undefined
 }
 
 /**
- * Sends one call: through the provider's direct path when it has one (no `Response` built), else
- * through its public `send`.
+ * Sends one call: through the provider's direct path when it has one (no `Response` built), with
+ * `signal` (the exchange's light one; `call.signal` is then never read, so a lazily built
+ * `AbortSignal` is never built), else through its public `send`.
  */
 export async function sendUpstream(
   provider: UpstreamProvider,
   call: UpstreamCall,
+  signal: CallSignal = call.signal,
 ): Promise<UpstreamAnswer> {
-  const direct = (provider as DirectProvider)[upstreamAnswerKey]?.(call)
+  const direct = (provider as DirectProvider)[upstreamAnswerKey]?.(call, signal)
   if (direct !== undefined) return direct
   return fromUpstreamResponse(await provider.send(call))
 }

@@ -1,5 +1,5 @@
 import OpenAI from 'openai'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runCli, runCliJson, serveCli, writeConfig, type ServedCli } from '../helpers/cli'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 
@@ -75,9 +75,13 @@ describe('money through the CLI', { timeout: 90_000 }, () => {
         .catch((error: unknown) => (refusal = error))
     }
     expect(refusal).toMatchObject({ status: 429, code: 'budget_exceeded' })
-    // Each request's log line says what it cost.
-    expect(gateway.output()).toMatch(/ 200 POST \/v1\/chat\/completions .* cost=\$0\.0\d+ /)
-    expect(gateway.output()).toMatch(/ 429 POST \/v1\/chat\/completions .*budget of \$0\.05/)
+    // Each request's log line says what it cost; the CLI writes its log once per event-loop turn,
+    // so the last line may follow the answer by a turn.
+    const served = gateway
+    await vi.waitFor(() => {
+      expect(served.output()).toMatch(/ 200 POST \/v1\/chat\/completions .* cost=\$0\.0\d+ /)
+      expect(served.output()).toMatch(/ 429 POST \/v1\/chat\/completions .*budget of \$0\.05/)
+    })
     // The 80 % threshold of the day was crossed once: one alert line.
     expect(
       gateway

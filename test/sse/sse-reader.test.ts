@@ -34,6 +34,23 @@ describe('SSE reader', () => {
     expect(messages.at(-1)).toMatchObject({ type: 'event', data: '[DONE]' })
   })
 
+  it('takes the parsed messages of a read without a promise, the same as next() gives', async () => {
+    const expected = await readAll([new TextEncoder().encode(fixture)])
+    for (const chunks of everySplit(fixture)) {
+      const reader = createSseReader(streamOfChunks(chunks), { maxBufferSize: 1 << 20 })
+      expect(reader.take()).toBeUndefined()
+      const messages: SseMessage[] = []
+      for (;;) {
+        const message = reader.take() ?? (await reader.next())
+        if (message === undefined) break
+        messages.push(message)
+        // take() hands out exactly what is buffered, and nothing once it is drained.
+        if (!reader.buffered()) expect(reader.take()).toBeUndefined()
+      }
+      expect(messages).toEqual(expected)
+    }
+  })
+
   it('gives the same messages at every byte split, byte by byte and at random splits', async () => {
     const expected = await readAll([new TextEncoder().encode(fixture)])
     for (const chunks of everySplit(fixture)) expect(await readAll(chunks)).toEqual(expected)

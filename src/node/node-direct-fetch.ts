@@ -1,0 +1,144 @@
+import type { Agent as HttpAgent, ClientRequest } from 'node:http'
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { CallSignal } from '../internal/call-signal'
+import type { DirectFetch, UpstreamAnswer } from '../upstream/upstream-answer'
+import { toNodeBody, toUpstreamAnswer, type NodeBody } from './node-upstream-answer'
+
+const nullBodyStatuses = new Set([204, 205, 304])
+
+/**
+ * The direct path of `createNodeFetch`, for the gateway's own calls: a string body, a header
+ * record, an answer read straight from the socket (ADR 0013), never a redirect (the gateway
+ * follows none). Each URL is parsed into `http.request` options once, not once per call.
+ */
+export function createDirectFetch(agentFor: (url: URL) => HttpAgent): DirectFetch {
+  const targets = new Map<string, DirectTarget>()
+  return (url, init) => {
+    let target = targets.get(url)
+    if (target === undefined) {
+      // An upstream's few URLs (one per operation, or per model for Gemini) are parsed once.
+      if (targets.size >= maxDirectTargets) targets.clear()
+      target = directTarget(new URL(url), agentFor)
+      targets.set(url, target)
+    }
+    return sendDirect(target, init)
+  }
+}
+
+/** How many parsed URLs the direct path keeps (a URL per upstream operation and model). */
+const maxDirectTargets = 256
+
+/** A URL as `http.request` takes it, parsed once: the request function and its options. */
+type DirectTarget = {
+  request: typeof httpRequest
+  options: {
+    protocol: string
+    hostname: string
+    port: string | undefined
+    path: string
+    auth: string | undefined
+    agent: HttpAgent
+  }
+}
+
+function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget {
+  const https = url.protocol === 'https:'
+  // As Node's own `urlToHttpOptions`: brackets off an IPv6 host, credentials decoded.
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  const auth =
+    url.username === '' && url.password === ''
+      ? undefined
+      : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  return {
+    request: https ? httpsRequest : httpRequest,
+    options: {
+      protocol: url.protocol,
+      hostname,
+      port: url.port === '' ? undefined : url.port,
+      path: `${url.pathname}${url.search}`,
+      auth,
+      agent: agentFor(url),
+    },
+  }
+}
+
+/** One call of the gateway's own, answered as an `UpstreamAnswer` once the headers arrive. */
+function sendDirect(
+  target: DirectTarget,
+  init: Parameters<DirectFetch>[1],
+): Promise<UpstreamAnswer> {
+  const { signal } = init
+  if (signal.aborted) return Promise.reject(abortReason(signal))
+  const headers = init.headers
+  headers['content-length'] = String(Buffer.byteLength(init.body))
+  headers['content-type'] ??= 'text/plain;charset=UTF-8'
+  return new Promise<UpstreamAnswer>((resolve, reject) => {
+    let outgoing: ClientRequest
+    try {
+      outgoing = target.request({ ...target.options, method: init.method, headers })
+    } catch (error) {
+      reject(fetchFailed(error))
+      return
+    }
+    let body: NodeBody | undefined
+    const detach = watchCall(outgoing, signal, reject, () => body)
+    outgoing.once('response', (incoming) => {
+      const status = incoming.statusCode ?? 0
+      if (status < 200 || status > 599) {
+        // What the Response constructor refuses, refused the same way.
+        detach()
+        outgoing.destroy()
+        reject(fetchFailed(new RangeError(`Invalid status ${status}.`)))
+        return
+      }
+      if (nullBodyStatuses.has(status)) {
+        detach()
+        incoming.resume()
+        resolve(toUpstreamAnswer(incoming, null))
+        return
+      }
+      body = toNodeBody(incoming, { settle: detach, cancel: () => outgoing.destroy() })
+      resolve(toUpstreamAnswer(incoming, body))
+    })
+    outgoing.end(init.body)
+  })
+}
+
+/**
+ * Ties a call to its signal and to its request's errors until it is settled: an abort destroys the
+ * socket (so the upstream sees the client leave) and rejects the call, or fails the body once the
+ * response has arrived, which then reports every failure itself.
+ *
+ * @returns `detach`, to stop listening to the signal
+ */
+export function watchCall(
+  outgoing: ClientRequest,
+  signal: CallSignal | undefined,
+  reject: (reason: unknown) => void,
+  body: () => { fail(reason: unknown): void } | undefined,
+): () => void {
+  const detach = () => signal?.removeEventListener('abort', onAbort)
+  const onAbort = () => {
+    detach()
+    outgoing.destroy()
+    const current = body()
+    if (current === undefined) reject(abortReason(signal!))
+    else current.fail(abortReason(signal!))
+  }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  outgoing.on('error', (error) => {
+    if (body() !== undefined) return
+    detach()
+    reject(fetchFailed(error))
+  })
+  return detach
+}
+
+export function abortReason(signal: CallSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
+}
+
+export function fetchFailed(cause: unknown): TypeError {
+  return new TypeError('fetch failed', { cause })
+}
