@@ -11,9 +11,14 @@ import { gunzipSync } from 'node:zlib'
  * 3.3 MB after. Raise it on purpose, in the commit that needs it, never to make CI pass. The
  * console (issue 21) took it from 3.7 MB unpacked to 4.1 MB: its CommonJS build (230 KB, the page's
  * 61 KB of assets among them; its ES module shares the Node bridge's chunks) and its types.
+ * Telemetry, embeddings and per-model health (issues 22, 23, 17) took it to 1.08 MB packed and
+ * 4.48 MB unpacked: about 45 KB more core source, which the package carries four times (the core's
+ * ES module and CommonJS builds, and the Node bridge's two, each of which bundles the core), plus
+ * the lazily imported OpenTelemetry module twice (11.6 KB each). The next lever is the bridge
+ * importing the core from `model-gateway` instead of bundling it (about 1.3 MB unpacked).
  */
-const maxPackedBytes = 1_000_000
-const maxUnpackedBytes = 4_300_000
+const maxPackedBytes = 1_150_000
+const maxUnpackedBytes = 4_750_000
 
 const required = [
   'dist/index.js',

@@ -1,6 +1,6 @@
 import type { KeyHasher } from './auth/hash-key'
 import type { ConfigKey } from './config/build-parts'
-import type { ConsoleConfig } from './config/schema'
+import type { ConsoleConfig, ValidGatewayConfig } from './config/schema'
 import type { UpstreamHealth } from './failover/upstream-selector'
 import type { GatewayRuntime } from './gateway-runtime'
 import type { GatewayAnswer } from './http/gateway-answer'
@@ -37,6 +37,9 @@ export type GatewayInspection = {
   basePath: string | undefined
   configKeys(): Promise<readonly ConfigKey[]>
   console: ConsoleConfig | undefined
+  /** The config's `metrics` and `probes` sections, validated: the routes the CLI serves. */
+  metrics: ValidGatewayConfig['metrics']
+  probes: ValidGatewayConfig['probes']
   health(): Promise<readonly UpstreamHealth[]>
 }
 

@@ -18,6 +18,7 @@ import {
   type GatewayContext,
 } from './http/request-context'
 import { logField } from './observability/log-field'
+import { createRequestTracer } from './observability/request-tracer'
 import { renderError } from './protocols/render-error'
 import { ClientGoneError } from './upstream/classify-failure'
 import type { UsageOutcome } from './usage/usage-meter'
@@ -41,6 +42,11 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
   const onEvent = valid.onEvent
   const basePath = valid.basePath
   const maxInFlight = valid.maxInFlight
+  const startTrace = createRequestTracer(
+    valid.telemetry,
+    async () => await parts.selector.health(),
+    now,
+  )
   const cors =
     valid.cors === undefined ? undefined : createCorsPolicy(valid.cors, valid.forwardHeaders)
 
@@ -115,9 +121,19 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
         emitted = true
         lifecycle.end()
         // No listener, no event: building it is measurable work on every request.
-        if (onEvent === undefined) return
-        runtime.emit({ ...scope.event, status, outcome, durationMs: now() - startedAt })
+        if (onEvent === undefined && scope.trace === undefined) return
+        const event = { ...scope.event, status, outcome, durationMs: now() - startedAt }
+        scope.trace?.end(event)
+        runtime.emit(event)
       },
+    }
+    if (startTrace !== undefined) {
+      const started = startTrace(request)
+      scope.trace = started instanceof Promise ? await started : started
+      if (scope.trace !== undefined) {
+        scope.event.traceId = scope.trace.traceId
+        scope.event.spanId = scope.trace.spanId
+      }
     }
     // A browser's preflight is answered before any key, as CORS requires.
     const preflight = cors?.preflight(

@@ -4,6 +4,7 @@ import type { RetryBudget } from './failover/retry-budget'
 import type { RetryPolicy } from './failover/retry-policy'
 import type { GatewayRequest } from './http/gateway-request'
 import type { RequestEvent } from './observability/request-event'
+import type { RequestTrace } from './observability/telemetry-hooks'
 import type { ResponseStore } from './response-store/response-store'
 import type { GroupRegistry } from './routing/group-registry'
 import type { UsageLedger } from './usage/usage-ledger'
@@ -70,4 +71,6 @@ export type RequestScope = {
   /** Emits the request's event; only the first call counts. */
   complete: (status: number, outcome: UsageOutcome) => void
   waitUntil: (promise: Promise<unknown>) => void
+  /** The request's OpenTelemetry spans, when `telemetry` is on. */
+  trace?: RequestTrace | undefined
 }

@@ -66,6 +66,8 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       basePath: valid.basePath,
       configKeys: () => parts.configKeys,
       console: valid.console,
+      metrics: valid.metrics,
+      probes: valid.probes,
       health,
     }),
   }

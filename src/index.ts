@@ -76,6 +76,21 @@ export { createMemoryResponseStore } from './response-store/memory-response-stor
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
 export type { RequestEvent } from './observability/request-event'
 export type {
+  TelemetryMeterProvider,
+  TelemetryOption,
+  TelemetryTracerProvider,
+} from './observability/telemetry-option'
+export { createPrometheusMetrics } from './observability/prometheus/prometheus-metrics'
+export type {
+  HealthSource,
+  PrometheusMetrics,
+  PrometheusMetricsOptions,
+} from './observability/prometheus/prometheus-metrics'
+export { createMetricsRoute } from './observability/prometheus/metrics-route'
+export { createProbes } from './observability/probes'
+export type { ProbeCheck, ProbesOptions, RouteHandler } from './observability/probes'
+export { genAiConventionsVersion } from './observability/gen-ai-conventions'
+export type {
   AttemptVerdict,
   SelectContext,
   Selection,
@@ -86,7 +101,7 @@ export type {
 export { createWeightedSelector } from './failover/weighted-selector'
 export { defaultRetryPolicy } from './failover/retry-policy'
 export type { RetryBudgetSettings, RetryPolicy, RetrySettings } from './failover/retry-policy'
-export type { AttemptPhase, UpstreamAttempt } from './observability/upstream-attempt'
+export type { AttemptPhase, UpstreamAttempt } from './usage/upstream-attempt'
 export type { WeightedSelectorOptions } from './failover/weighted-selector'
 export { createHealthSelector } from './failover/health-selector'
 export type { HealthSelectorOptions, SelectorLogger } from './failover/health-selector'

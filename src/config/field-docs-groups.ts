@@ -88,6 +88,14 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: 'The member earlier reasoning goes back in: `reasoning_content`, `reasoning` or `reasoning_details` (which also asks for `reasoning_split: true`, as MiniMax takes it).',
     defaultText: 'built-in',
   },
+  'groups[].models[].profile.embedding': {
+    text: "The model embeds: its vectors' default length (`dimensions`), whether a shorter one may be asked (`shortens`), and the most tokens an input may hold (`maxInputTokens`). The model lists mark it, and the embedding routes bound the answer by it.",
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.embedding.dimensions': 'The length of its vectors by default.',
+  'groups[].models[].profile.embedding.shortens':
+    'Whether it takes a smaller `dimensions` / `outputDimensionality` (Matryoshka models).',
+  'groups[].models[].profile.embedding.maxInputTokens': 'The most tokens one input may hold.',
   'groups[].models[].fallbacks': {
     text: "`<group>/<model>` call names tried in order once this group has no upstream left, each in its group's protocol; checked when the config loads. A fallback's own fallbacks are not followed.",
     defaultText: 'none',

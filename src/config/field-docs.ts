@@ -11,6 +11,7 @@
  */
 import { codeOnly, type FieldDoc } from './field-doc'
 import { consoleFieldDocs } from './field-docs-console'
+import { telemetryFieldDocs } from './field-docs-telemetry'
 import { groupFieldDocs } from './field-docs-groups'
 import { spendFieldDocs } from './field-docs-spend'
 
@@ -21,6 +22,7 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   ...groupFieldDocs,
   ...spendFieldDocs,
   ...consoleFieldDocs,
+  ...telemetryFieldDocs,
   $schema:
     'The JSON Schema of the file, for editors: `"./node_modules/model-gateway/config.schema.json"`. The gateway ignores it.',
   groupIdRouting:

@@ -4,27 +4,22 @@ import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
 import { requestIdHeaders } from '../upstream/upstream-headers'
 import type { GroupRegistry } from '../routing/group-registry'
-import type { UpstreamProvider } from '../upstream/provider'
 import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
 import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { CircuitStore } from '../failover/circuit-store'
 import type { RequestEvent } from '../observability/request-event'
-import { modelProfileOverridesSchema } from '../models/profile-schema'
-import { checkAlways } from '../internal/check-always'
-import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
+import { hasFunction, positiveInt } from './schema-parts'
+import { buildGroupSchema } from './group-schema'
+import { buildKeyEntrySchema } from './key-schema'
 import { buildStateConfigSchema } from './state-schema'
 import { buildCorsSchema } from './cors-schema'
 import { buildConsoleSchema } from './console-schema'
 import { crossFieldChecks } from './cross-checks'
 import { buildSpendSchemas } from './spend-schema'
+import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
-import {
-  groupSelectionShape,
-  httpUpstreamPoolShape,
-  upstreamSelectionShape,
-} from './failover-schema'
 
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
@@ -35,168 +30,9 @@ export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as
  * Worker that imports the gateway to read its types, a test) should not pay it.
  */
 function buildConfigSchemas() {
-  const groupId = z
-    .string()
-    .check(
-      z.regex(
-        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-        'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
-      ),
-    )
-
   const spend = buildSpendSchemas()
-  const modelName = z.string().check(z.minLength(1, 'expected a non-empty model name'))
-  const modelObject = z.strictObject({
-    name: modelName,
-    upstreamModel: z.optional(modelName),
-    profile: z.optional(modelProfileOverridesSchema()),
-    /** This entry's price over the catalogue's; `false`: unpriced. */
-    price: z.optional(spend.priceOrFalse),
-    /** `<group>/<model>` call names tried in order once this group has no upstream left. */
-    fallbacks: z.optional(
-      z.array(z.string().check(z.regex(/^[^/]+\/.+$/, 'expected "<group>/<model>"'))),
-    ),
-  })
-
-  /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
-  const modelEntry = oneOf<string | z.output<typeof modelObject>>(
-    [modelName, modelObject],
-    (value) =>
-      typeof value === 'string'
-        ? modelName
-        : typeof value === 'object' && value !== null
-          ? modelObject
-          : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
-  )
-
-  const mockUpstream = z.strictObject({
-    provider: z.literal('mock'),
-    id: z.optional(z.string().check(z.minLength(1))),
-    weight: z.optional(z.number().check(z.positive())),
-    reply: z.optional(z.string()),
-    chunkDelayMs: z.optional(nonNegativeInt()),
-    responses: z.optional(z.boolean()),
-    ...upstreamSelectionShape(),
-  })
-
-  const httpUpstream = z.strictObject({
-    id: z.optional(z.string().check(z.minLength(1))),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
-    apiKey: z.optional(z.string()),
-    headers: z.optional(z.record(z.string(), z.string())),
-    weight: z.optional(z.number().check(z.positive())),
-    /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
-    responses: z.optional(z.boolean()),
-    ...upstreamSelectionShape(),
-    ...httpUpstreamPoolShape(),
-  })
-
-  const customUpstream = z.custom<UpstreamProvider>(
-    (value) => hasFunction(value, 'send'),
-    'expected an UpstreamProvider object',
-  )
-
-  /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
-  const upstream = oneOf<
-    z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
-  >([httpUpstream, mockUpstream, customUpstream], (value) =>
-    typeof value === 'object' && value !== null && 'provider' in value
-      ? mockUpstream
-      : hasFunction(value, 'send')
-        ? customUpstream
-        : httpUpstream,
-  )
-
-  /** An upstream entry as written. */
-  type UpstreamInput =
-    z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
-
-  // Failover (issue 9): how a group's calls are retried; defaults in `defaultRetryPolicy`.
-  const retrySettings = z.strictObject({
-    attempts: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
-    deadlineMs: z.optional(nonNegativeInt()),
-    backoffMs: z.optional(nonNegativeInt()),
-    maxBackoffMs: z.optional(nonNegativeInt()),
-    maxRetryAfterMs: z.optional(nonNegativeInt()),
-    budget: z.optional(
-      z.strictObject({
-        share: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
-        minRetries: z.optional(nonNegativeInt()),
-        windowMs: z.optional(positiveInt()),
-      }),
-    ),
-  })
-
-  const group = z.strictObject({
-    id: groupId,
-    protocol: z.enum(['openai', 'anthropic', 'gemini'], {
-      error: 'expected "openai", "anthropic" or "gemini"',
-    }),
-    models: z
-      .array(modelEntry)
-      .check(z.minLength(1, 'a group serves at least one model')) as z.ZodMiniType<
-      (string | z.output<typeof modelObject>)[],
-      (string | z.input<typeof modelObject>)[]
-    >,
-    upstreams: z
-      .array(upstream)
-      .check(z.minLength(1, 'a group needs at least one upstream')) as z.ZodMiniType<
-      (z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider)[],
-      UpstreamInput[]
-    >,
-    retry: z.optional(retrySettings),
-    /** × the list price of this group's models (a resale margin). */
-    priceMultiplier: z.optional(spend.priceMultiplier),
-    ...groupSelectionShape(),
-  })
-
-  const perMinute = z.optional(positiveInt())
-  const budget = z.optional(nonNegativeInt())
-
-  /** A key's limits (`KeyLimits`): windows of at least 1, budgets of 0 or more (0 refuses all). */
-  const keyLimits = z.strictObject({
-    requestsPerMinute: perMinute,
-    inputTokensPerMinute: perMinute,
-    outputTokensPerMinute: perMinute,
-    concurrency: perMinute,
-    tokensPerDay: budget,
-    tokensPerMonth: budget,
-  })
-
-  const keyEntry = z
-    .strictObject({
-      key: z.optional(
-        z
-          .string()
-          .check(
-            z.startsWith('sk-', 'keys start with "sk-"'),
-            z.minLength(20, 'keys are at least 20 characters long'),
-          ),
-      ),
-      keyHash: z.optional(
-        z
-          .string()
-          .check(z.regex(/^sha256:[0-9a-fA-F]{64}$/, 'expected "sha256:" and 64 hex digits')),
-      ),
-      id: z.optional(z.string().check(z.minLength(1))),
-      name: z.optional(z.string().check(z.minLength(1))),
-      groups: z.optional(z.array(z.string().check(z.minLength(1)))),
-      quota: z.optional(z.strictObject({ tokens: z.optional(nonNegativeInt()) })),
-      limits: z.optional(keyLimits),
-      /** Money budgets in USD per day, month or lifetime. */
-      budget: z.optional(spend.budgets),
-      /** × the list price, after the group's multiplier. */
-      priceMultiplier: z.optional(spend.priceMultiplier),
-      disabled: z.optional(z.boolean()),
-      expiresAt: z.optional(z.iso.datetime({ offset: true })),
-    })
-    .check(
-      z.refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), {
-        message: 'give exactly one of "key" or "keyHash"',
-        when: checkAlways,
-      }),
-    )
-
+  const group = buildGroupSchema(spend)
+  const keyEntry = buildKeyEntrySchema(spend)
   const stateConfigSchema = buildStateConfigSchema()
 
   /** A header name, lower-cased: never a credential header, never one the gateway sets itself. */
@@ -246,6 +82,10 @@ function buildConfigSchemas() {
       cors: z.optional(buildCorsSchema()),
       /** The web console (`model-gateway/console`): validated here, served by `createConsole`. */
       console: z.optional(buildConsoleSchema()),
+      /** The Prometheus endpoint the CLI serves: validated here, served by the CLI. */
+      metrics: z.optional(metricsRouteSchema()),
+      /** Liveness and readiness routes the CLI serves: validated here, served by the CLI. */
+      probes: z.optional(probesSchema()),
       groups: z.optional(z.array(group)),
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
       keys: z.optional(z.array(keyEntry)),
@@ -275,6 +115,8 @@ function buildConfigSchemas() {
       now: z.optional(fn<() => number>('a clock')),
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+      /** OpenTelemetry spans and metrics (`@opentelemetry/api`, loaded only when set). */
+      telemetry: z.optional(telemetrySchema()),
       /** Called once per period when a key's spend crosses a budget's `alertAt`. */
       onBudgetAlert: z.optional(fn<(alert: BudgetAlert) => void>('a budget alert')),
     })

@@ -1,6 +1,7 @@
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { Group } from '../routing/group-registry'
 import type { UpstreamProvider } from '../upstream/provider'
+import type { AttemptVerdictKind } from '../usage/upstream-attempt'
 
 /**
  * The seam between the attempt loop (which upstream failed how, and whether to try another) and
@@ -21,6 +22,15 @@ export type AttemptVerdict =
   | { kind: 'rejected-key'; status: number; reason: string }
   /** No health effect: the client's own 4xx, a client that left, a local decision. */
   | { kind: 'neutral' }
+
+/** Compile-time check: the kinds usage records carry (`AttemptVerdictKind`) are exactly these. */
+type VerdictKindsAgree = [AttemptVerdict['kind']] extends [AttemptVerdictKind]
+  ? [AttemptVerdictKind] extends [AttemptVerdict['kind']]
+    ? true
+    : never
+  : never
+const verdictKindsAgree: VerdictKindsAgree = true
+void verdictKindsAgree
 
 /** What the attempt loop tells the selector about the request it selects for. */
 export type SelectContext = {

@@ -11,6 +11,8 @@ import { handleKeyUsage } from './key-usage'
 import { handleListModels } from './list-models'
 import { handleResponses } from './responses'
 import { handleGetResponse } from './responses-get'
+import { handleEmbeddings } from './embeddings'
+import { handleGeminiEmbed } from './gemini-embed'
 
 /** The handler of each client route (`http/match-route.ts` names them). */
 export const routeHandlers: Record<
@@ -29,4 +31,7 @@ export const routeHandlers: Record<
   usage: handleKeyUsage,
   responses: handleResponses,
   'responses.get': handleGetResponse,
+  embeddings: handleEmbeddings,
+  'gemini.embed': (runtime, scope) => handleGeminiEmbed(runtime, scope, false),
+  'gemini.batch_embed': (runtime, scope) => handleGeminiEmbed(runtime, scope, true),
 }

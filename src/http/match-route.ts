@@ -14,6 +14,9 @@ export type RouteName =
   | 'gemini.count_tokens'
   | 'responses'
   | 'responses.get'
+  | 'embeddings'
+  | 'gemini.embed'
+  | 'gemini.batch_embed'
 
 /**
  * The protocol a route's errors are written in; `header` decides by the request (an
@@ -35,6 +38,8 @@ const routes = new Map<string, RouteEntry>([
   ['/models', { name: 'models', method: 'GET', errors: 'header' }],
   ['/v1/responses', { name: 'responses', method: 'POST', errors: 'responses' }],
   ['/responses', { name: 'responses', method: 'POST', errors: 'responses' }],
+  ['/v1/embeddings', { name: 'embeddings', method: 'POST', errors: 'openai' }],
+  ['/embeddings', { name: 'embeddings', method: 'POST', errors: 'openai' }],
 ])
 
 /** The outcome of matching a request to a route. */
@@ -70,6 +75,8 @@ const geminiActions = new Map<string, RouteName>([
   ['generateContent', 'gemini.generate'],
   ['streamGenerateContent', 'gemini.stream'],
   ['countTokens', 'gemini.count_tokens'],
+  ['embedContent', 'gemini.embed'],
+  ['batchEmbedContents', 'gemini.batch_embed'],
 ])
 
 /**

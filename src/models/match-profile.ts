@@ -1,6 +1,7 @@
 import type { ModelEntry } from './model-entry'
 import { anthropicModels } from './anthropic'
 import { deepseekModels } from './deepseek'
+import { embeddingModels } from './embedding-models'
 import { geminiModels } from './gemini'
 import { glmModels } from './glm'
 import { kimiModels } from './kimi'
@@ -27,6 +28,7 @@ const table = [
   ...kimiModels,
   ...minimaxModels,
   ...llamaModels,
+  ...embeddingModels,
 ].map((entry) => ({ entry, patterns: entry.match.map(compileNamePattern) }))
 
 /** Matches of the names seen so far; names come from configs and registries, so few are distinct. */

@@ -102,6 +102,9 @@ export function modelProfileOverridesSchema() {
           error: 'expected "reasoning_content", "reasoning" or "reasoning_details"',
         }),
       ),
+      embedding: z.optional(
+        z.strictObject({ dimensions: tokens, shortens: z.boolean(), maxInputTokens: tokens }),
+      ),
     })
     .check(
       z.refine((value) => notAbove(value.maxOutputTokens, value.contextWindow), {

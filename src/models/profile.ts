@@ -105,6 +105,18 @@ export type ModelProfile = {
   reasoningField: ReasoningField
   /** The vendor's page for the numbers. */
   see: string | undefined
+  /** What an embedding model gives: present only for models that embed. */
+  embedding?: EmbeddingProfile | undefined
+}
+
+/** An embedding model's vectors and input limit. */
+export type EmbeddingProfile = {
+  /** The length of its vectors by default. */
+  dimensions: number
+  /** Whether it takes a smaller `dimensions` / `outputDimensionality` (Matryoshka models). */
+  shortens: boolean
+  /** The most tokens one input may hold. */
+  maxInputTokens: number
 }
 
 /** The fields an operator may set per model entry; each replaces the table's value. */

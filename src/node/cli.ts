@@ -11,6 +11,7 @@ import { createNodeFetch } from './node-fetch'
 import { createLineBatch } from './line-batch'
 import { formatBudgetAlert, formatRequestLog } from './request-log'
 import { serveGateway } from './serve'
+import type { MountedHandler } from './to-node-handler'
 import { createGatewayWithState, readStateConfig } from './state'
 import { packageVersion } from './package-version'
 import { startSummary } from './start-summary'
@@ -18,6 +19,7 @@ import { demoBanner } from './demo-banner'
 import { readConfigFile } from './read-config-file'
 import { buildConsole, consoleParts, planConsole, type ConsolePlan } from './cli-console'
 import type { ConsoleHandler } from '../console/create-console'
+import { mountRoutes, planMetrics, routePaths } from './cli-routes'
 
 /** The database commands, by name. */
 const commands = new Map([
@@ -80,8 +82,10 @@ async function serve(argv: readonly string[]): Promise<number> {
   let consolePlan: ConsolePlan | undefined
   let gateway
   let consoleHandler: ConsoleHandler | undefined
+  let routes: MountedHandler | undefined
   try {
     consolePlan = planConsole(config as object, env, args.printDemo)
+    const metrics = planMetrics(config as object)
     gateway = await createGatewayWithState(
       {
         ...(config as object),
@@ -89,12 +93,16 @@ async function serve(argv: readonly string[]): Promise<number> {
         // node:http relays with about a third less CPU per request than the global fetch
         // (docs/decisions/0002-node-upstream-transport.md).
         fetch: createNodeFetch(),
-        onEvent: (event) => log.write(formatRequestLog(event)),
+        onEvent: (event) => {
+          log.write(formatRequestLog(event))
+          metrics?.record(event)
+        },
         onBudgetAlert: (alert) => log.write(formatBudgetAlert(alert)),
       } as GatewayConfig,
       { migrate: !args.noMigrate },
     )
     if (consolePlan !== undefined) consoleHandler = buildConsole(gateway, consolePlan)
+    routes = mountRoutes(gateway, consoleHandler, metrics)
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       console.error(`model-gateway: ${path}\n${error.message}`)
@@ -119,7 +127,7 @@ async function serve(argv: readonly string[]): Promise<number> {
   const served = await serveGateway(gateway, {
     port: args.port,
     host: args.host,
-    console: consoleHandler,
+    console: routes,
   })
   let stopping = false
   const stop = (signal: string) => {
@@ -153,6 +161,7 @@ async function serve(argv: readonly string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
   console.log(`model-gateway listening on ${served.url}`)
+  for (const path of routePaths(gateway)) console.log(`model-gateway serves ${served.url}${path}`)
   if (consoleHandler !== undefined) {
     console.log(`model-gateway console on ${served.url}${consoleHandler.path}/`)
   }

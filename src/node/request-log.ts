@@ -1,6 +1,6 @@
 import { logField } from '../observability/log-field'
 import type { RequestEvent } from '../observability/request-event'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import { formatUsd, usdToNano } from '../pricing/price-units'
 import type { BudgetAlert } from '../usage/budget-alert'
 
@@ -42,6 +42,9 @@ export function formatRequestLog(event: RequestEvent): string {
   }
   parts.push(event.outcome, `${event.durationMs}ms`)
   if (event.error !== undefined) parts.push(`error=${logField(event.error.message)}`)
+  // With telemetry on: the request span's ids, so that a log line finds its trace.
+  if (event.traceId !== undefined) parts.push(`trace_id=${event.traceId}`)
+  if (event.spanId !== undefined) parts.push(`span_id=${event.spanId}`)
   return parts.join(' ')
 }
 

@@ -59,6 +59,8 @@ export type ConnectedState = {
   schemaVersion?: number
   /** With `redis`: whether Redis answered within the connect timeout (it keeps being retried). */
   redisConnected?: boolean
+  /** What a readiness probe asks (`probes.readiness`): each store's round trip, by name. */
+  checks?: Record<string, () => Promise<unknown>>
   /** Closes the connections (after the gateway's own `close()`). */
   close(): Promise<void>
 }
@@ -139,6 +141,10 @@ export async function connectState(
   return {
     ...postgres,
     redisConnected,
+    checks: {
+      ...postgres.checks,
+      redis: () => redis.eval('return 1', { keys: [], arguments: [] }),
+    },
     usageMeter,
     responseStore: createRedisResponseStore({
       client: nodeRedisScriptClient(redis),
@@ -203,6 +209,7 @@ async function connectPostgres(
       keyStore,
       usageLedger,
       postgres,
+      checks: { postgres: () => pool.query('SELECT 1') },
       schemaVersion,
       ...(migration === undefined ? {} : { migration }),
       async close() {

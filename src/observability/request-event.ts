@@ -1,5 +1,5 @@
 import type { Adjustment } from '../models/model-target'
-import type { UpstreamAttempt } from './upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { TokenUsage, UsageOutcome } from '../usage/usage-meter'
 import type { UsageCost } from '../pricing/usage-cost'
 
@@ -48,4 +48,19 @@ export type RequestEvent = {
    * last attempt's.
    */
   attempts?: readonly UpstreamAttempt[] | undefined
+  /**
+   * For a stream: from the request's start until its first event for the client, in
+   * milliseconds (time to first token).
+   */
+  timeToFirstChunkMs?: number | undefined
+  /** Which of the key's limits refused the request (429 or 503 before any upstream call). */
+  refusal?: { limit: string; reason: string } | undefined
+  /** True when the request stopped retrying because its group's retry budget was spent. */
+  retryBudgetExhausted?: boolean | undefined
+  /**
+   * The ids of the request's OpenTelemetry span (`telemetry`), so that logs join traces: 32 and
+   * 16 lower-case hex digits. Absent without telemetry.
+   */
+  traceId?: string | undefined
+  spanId?: string | undefined
 }

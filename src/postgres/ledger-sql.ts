@@ -1,4 +1,4 @@
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { ChargedPrice } from '../pricing/usage-cost'
 import type { UsageRecord } from '../usage/usage-meter'
 import { literal } from './migrate'

@@ -9,7 +9,9 @@ import {
   type LedgerRow,
 } from './ledger-sql'
 import { dailyUsage } from './key-usage'
+import { sumSince } from './ledger-sums'
 import { createLoudLog, describeError } from './loud-log'
+import { isConnectionError, isDataError } from './pg-errors'
 import { resolveTables } from './tables'
 
 /** Options of `createPostgresLedger`. */
@@ -261,60 +263,15 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
     },
     stats: () => ({ queued: queue.length, ...stats }),
     dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
-    usedSince: (keyId, sinceMs) => sumSince('total_tokens', keyId, sinceMs),
-    spentSince: (keyId, sinceMs) => sumSince('cost_nano', keyId, sinceMs),
+    usedSince: (keyId, sinceMs) => sumSince(options.client, tables, 'total_tokens', keyId, sinceMs),
+    spentSince: (keyId, sinceMs) => sumSince(options.client, tables, 'cost_nano', keyId, sinceMs),
   }
-
-  /**
-   * A column of a key's rows that ended at or after `sinceMs`: the daily rollup for whole UTC days
-   * and the ledger for the part of a day before them.
-   */
-  async function sumSince(
-    column: 'total_tokens' | 'cost_nano',
-    keyId: string,
-    sinceMs: number,
-  ): Promise<number> {
-    const dayStart = Math.floor(sinceMs / dayMs) * dayMs
-    const wholeFrom = dayStart === sinceMs ? dayStart : dayStart + dayMs
-    const { rows } = await options.client.query(
-      `SELECT (
-         coalesce((SELECT sum(${column}) FROM ${tables.daily}
-                   WHERE key_id = $1 AND day >= $2::date), 0)
-       + coalesce((SELECT sum(${column}) FROM ${tables.ledger}
-                   WHERE key_id = $1 AND ended_at >= $3::timestamptz
-                     AND ended_at < $4::timestamptz), 0)
-       )::text AS used`,
-      [
-        keyId,
-        new Date(wholeFrom).toISOString().slice(0, 10),
-        new Date(sinceMs).toISOString(),
-        new Date(wholeFrom).toISOString(),
-      ],
-    )
-    return Number(rows[0]?.used ?? 0)
-  }
-}
-
-/** SQLSTATE classes 22 (data exception) and 23 (integrity): the row is at fault, not the server. */
-function isDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'))
 }
 
 /**
  * A pause. Not unref'd: while `close()` waits to retry, this timer is what keeps Node from exiting
  * with rows still queued.
  */
-/**
- * No SQLSTATE (the driver could not reach the server), or classes 08 (connection), 53 (resources)
- * and 57 (operator intervention, such as a shutdown): the server is unreachable, not unwilling.
- */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true
-  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57')
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
 }

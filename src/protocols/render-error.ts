@@ -11,8 +11,8 @@ export type { ErrorShape } from './protocol-name'
 
 /**
  * Each client protocol's error answer. Core code never builds vendor-shaped JSON: it picks the
- * renderer of the route the caller called (architecture §3, rule 12), so a new client protocol
- * registers its renderer here and nowhere else.
+ * renderer of the route the caller called (docs/architecture.md › A request's path, step 1), so a
+ * new client protocol registers its renderer here and nowhere else.
  */
 const renderers: Record<ErrorShape, (error: GatewayError, requestId: string) => GatewayAnswer> = {
   openai: (error) => jsonAnswer({ error: openAIErrorObject(error) }, openAIStatus(error)),

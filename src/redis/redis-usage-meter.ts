@@ -1,10 +1,5 @@
 import { GatewayError } from '../errors'
-import {
-  budgetPeriod,
-  planLimits,
-  type KeyLimitSettings,
-  type LimitPlan,
-} from '../usage/key-limits'
+import { planLimits, type KeyLimitSettings, type LimitPlan } from '../usage/key-limits'
 import type { ReseedFunction } from '../usage/budget-seeds'
 import { createLocalLimiter } from '../usage/local-limiter'
 import { defaultLeaseMs, estimateOf } from '../usage/memory-usage-meter'
@@ -22,19 +17,18 @@ import {
   resolveFailurePolicy,
   type StoreFailurePolicy,
 } from './local-fallback'
+import { createBudgetReseeder, ReseedError } from './budget-reseeder'
 import { usageScripts } from './lua/usage-scripts'
 import type { RedisScriptClient } from './redis-client'
 import type { RedisScript } from './redis-script'
 import { createStoreHealth, type StoreLogger } from './store-health'
 import {
-  budgetKindIndex,
   parseRefusals,
   parseCrossings,
-  parseSeedKinds,
   parseStatus,
+  parseSummary,
   replyIntegers,
   scriptArgs,
-  type ScriptBudgetKind,
   type ScriptContext,
 } from './usage-replies'
 import { usageKeys } from './usage-keys'
@@ -69,9 +63,6 @@ export type RedisUsageMeterOptions = {
   /** The local clock, for the fallback limiter only: shared limits use Redis's `TIME`. */
   now?: (() => number) | undefined
 }
-
-class ReseedError extends Error {}
-type SeedEntry = { done: Promise<void>; at: number }
 
 const unavailable: ReserveResult = { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
 const noUsage = [0, 0, 0, 0, 0]
@@ -111,18 +102,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     now,
     logger,
   })
-  const seedHealth = createStoreHealth({
-    name: 'Budget re-seed source (reseed)',
-    whileDown: 'Keys whose budgets Redis lost are refused (503) until it answers again.',
-    probeIntervalMs,
-    now,
-    logger,
-  })
   const local = createLocalLimiter({ now, leaseMs, doneTtlMs })
   const localIds = new Set<string>()
-  // Seeds in flight or just done, by key, kind and period: the requests that asked together
-  // (after a flush, all of a key's requests do) share one `reseed` call.
-  const seeding = new Map<string, SeedEntry>()
 
   const run = async (
     script: RedisScript,
@@ -133,6 +114,14 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     const call = script.run(options.client, usageKeys(prefix, keyId), scriptArgs(context, ...extra))
     return replyIntegers(await withTimeout(call, timeoutMs))
   }
+  const { runSeeded } = createBudgetReseeder({
+    reseed: options.reseed,
+    reseedTimeoutMs,
+    probeIntervalMs,
+    now,
+    logger,
+    run,
+  })
   const contextOf = (
     plan: LimitPlan,
     reservationId: string,
@@ -149,70 +138,6 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     const plan = planLimits(reservation.settings)
     const estimate = reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 }
     return { plan, estimate, context: contextOf(plan, reservation.id, estimate) }
-  }
-
-  /** Asks `reseed` what a key used in a period (tokens or nano-USD), bounded by its timeout. */
-  const usedInPeriod = async (keyId: string, budget: ScriptBudgetKind, startMs: number) => {
-    const reseed = options.reseed
-    if (reseed === undefined) throw new Error('The Redis usage script asked for a seed.')
-    if (!seedHealth.shouldTry()) throw new ReseedError('the re-seed source is not answering')
-    try {
-      const used = await withTimeout(
-        reseed(keyId, { kind: budget.kind, startMs, measure: budget.measure }),
-        reseedTimeoutMs,
-      )
-      seedHealth.succeeded()
-      return Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
-    } catch (error) {
-      seedHealth.failed(error)
-      throw new ReseedError('re-seeding failed', { cause: error })
-    }
-  }
-
-  /**
-   * Seeds the budgets a reply names. Requests asking at the same time (after a flush, all of a
-   * key's requests do) share one `reseed` call: a seed started in the last 5 s is joined, unless
-   * this request already waited for it and still found the budget missing (flushed again).
-   */
-  const seedBudgets = (
-    keyId: string,
-    reply: number[],
-    context: ScriptContext,
-    waited: Set<SeedEntry>,
-  ) =>
-    Promise.all(
-      parseSeedKinds(reply).map((budget) => {
-        const period = budgetPeriod(budget.kind, reply[1]!)
-        const slot = `${keyId}\u0000${budget.measure}\u0000${budget.kind}\u0000${period.id}`
-        const recent = seeding.get(slot)
-        if (recent !== undefined && !waited.has(recent) && now() - recent.at < 5000) {
-          waited.add(recent)
-          return recent.done
-        }
-        if (seeding.size > 1000) {
-          for (const [old, entry] of seeding) if (now() - entry.at >= 5000) seeding.delete(old)
-        }
-        const done = usedInPeriod(keyId, budget, period.startMs).then(async (used) => {
-          await run(usageScripts.seed, keyId, context, budgetKindIndex(budget), period.id, used)
-        })
-        // A failed seed is forgotten at once, so the next request tries again.
-        done.catch(() => seeding.delete(slot))
-        const entry = { done, at: now() }
-        seeding.set(slot, entry)
-        waited.add(entry)
-        return done
-      }),
-    )
-
-  /** Runs a script that may ask for budgets to be seeded first, seeding and retrying. */
-  const runSeeded = async (script: RedisScript, keyId: string, context: ScriptContext) => {
-    const waited = new Set<SeedEntry>()
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const reply = await run(script, keyId, context)
-      if (reply[0] !== 2) return reply
-      await seedBudgets(keyId, reply, context, waited)
-    }
-    throw new ReseedError('Budgets were still missing after seeding them.')
   }
 
   const reserveLocally = (
@@ -356,28 +281,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
           },
         )
       }
-      const status = parseStatus(reply, 1, plan)
-      const [
-        requests,
-        inputTokens,
-        outputTokens,
-        cachedInputTokens,
-        totalTokens,
-        reserved,
-        costNanoUsd,
-        unpricedRequests,
-      ] = reply.slice(status.next)
-      return {
-        requests: requests ?? 0,
-        inputTokens: inputTokens ?? 0,
-        outputTokens: outputTokens ?? 0,
-        cachedInputTokens: cachedInputTokens ?? 0,
-        totalTokens: totalTokens ?? 0,
-        reservedTokens: reserved ?? 0,
-        costNanoUsd: costNanoUsd ?? 0,
-        unpricedRequests: unpricedRequests ?? 0,
-        ...(settings === undefined ? {} : { limits: status.states }),
-      }
+      const { states, totals } = parseSummary(reply, plan)
+      return { ...totals, ...(settings === undefined ? {} : { limits: states }) }
     },
   }
 }

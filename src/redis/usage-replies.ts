@@ -10,7 +10,13 @@ import {
   type LimitPlan,
   type WindowLimitName,
 } from '../usage/key-limits'
-import type { BudgetCrossing, LimitRefusal, LimitState, TokenEstimate } from '../usage/usage-meter'
+import type {
+  BudgetCrossing,
+  KeyUsageSummary,
+  LimitRefusal,
+  LimitState,
+  TokenEstimate,
+} from '../usage/usage-meter'
 
 /**
  * The limit each refusal index of a reserve reply stands for (1-based in Lua), and whether it is
@@ -133,6 +139,40 @@ export function parseStatus(reply: readonly number[], offset: number, plan: Limi
     budgetState(name, limit, 13 + budgetKinds.indexOf(moneyPeriodKinds[name]) * 2)
   }
   return { now, states, next: offset + 20 }
+}
+
+/**
+ * A status reply read whole: the limit states, then the key's totals (requests, tokens, tokens
+ * held, cost and unpriced requests), each 0 when the script left it out.
+ */
+export function parseSummary(
+  reply: readonly number[],
+  plan: LimitPlan,
+): { states: LimitState[]; totals: Omit<KeyUsageSummary, 'limits'> } {
+  const status = parseStatus(reply, 1, plan)
+  const [
+    requests,
+    inputTokens,
+    outputTokens,
+    cachedInputTokens,
+    totalTokens,
+    reserved,
+    costNanoUsd,
+    unpricedRequests,
+  ] = reply.slice(status.next)
+  return {
+    states: status.states,
+    totals: {
+      requests: requests ?? 0,
+      inputTokens: inputTokens ?? 0,
+      outputTokens: outputTokens ?? 0,
+      cachedInputTokens: cachedInputTokens ?? 0,
+      totalTokens: totalTokens ?? 0,
+      reservedTokens: reserved ?? 0,
+      costNanoUsd: costNanoUsd ?? 0,
+      unpricedRequests: unpricedRequests ?? 0,
+    },
+  }
 }
 
 /**

@@ -38,6 +38,10 @@ export async function admit(
     estimate: request.estimate,
   })
   if (result.granted) return { reservation: result.reservation, limits: result.limits ?? [] }
+  scope.event.refusal = {
+    limit: result.refusal?.name ?? (result.reason === 'unavailable' ? 'store' : 'quota'),
+    reason: result.reason,
+  }
   const headers: Record<string, string> = {}
   const waitMs =
     result.refusal?.retryAfterMs ??

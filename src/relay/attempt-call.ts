@@ -3,7 +3,8 @@ import type { Selection } from '../failover/upstream-selector'
 import { jsonContentType, textAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { yieldToIo } from '../internal/yield-to-io'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { AttemptTelemetry } from './attempt-telemetry'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import { classifyUpstreamFailure } from '../upstream/classify-failure'
 import { openExchange } from '../upstream/exchange'
 import { isEventStream, notAnEventStream, readUpstreamJson } from '../upstream/read-upstream-answer'
@@ -40,6 +41,8 @@ export async function attemptCall(
   onSent: () => void,
   /** Told, for a stream, of a promise that settles when the stream ends. */
   onStream: (ended: Promise<void>) => void,
+  /** The attempt's span, when telemetry is on (`traceAttempt`). */
+  telemetry?: AttemptTelemetry | undefined,
 ): Promise<GatewayAnswer> {
   const started = runtime.now()
   const answered = (): void => {
@@ -88,7 +91,8 @@ export async function attemptCall(
       const streamed = await relaySse(upstream, {
         exchange,
         metered,
-        translator: plan.translator(),
+        translator:
+          telemetry === undefined ? plan.translator() : telemetry.watch(plan.translator()),
         idleTimeoutMs: runtime.streamIdleTimeoutMs,
         maxStreamMs: runtime.maxStreamMs,
         maxEventBytes: runtime.maxResponseBytes,
@@ -96,10 +100,12 @@ export async function attemptCall(
         onEnd: (outcome, error) => {
           ended()
           if (error !== undefined) scope.event.error = { code: error.code, message: error.message }
+          telemetry?.streamEnded(record, outcome, error?.code)
           scope.complete(200, outcome)
         },
       })
       onStream(streamEnded)
+      scope.event.timeToFirstChunkMs = runtime.now() - scope.startedAt
       answered()
       record.phase = 'stream'
       return streamed
@@ -109,6 +115,7 @@ export async function attemptCall(
     const answer = plan.answerJson(json.text, json.body)
     answered()
     metered.finish('ok', upstream.status, answer.usage, 'answered')
+    telemetry?.answeredJson(record, json.body, answer.usage)
     return textAnswer(answer.body, upstream.status, jsonContentType)
   } catch (error) {
     scope.eventDeferred = false

@@ -9,7 +9,8 @@ import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failove
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import { traceAttempt } from './attempt-telemetry'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { Group } from '../routing/group-registry'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
@@ -166,6 +167,7 @@ async function attemptRoute(
     const selection = choice instanceof Promise ? await choice : choice
     if (isUnavailable(selection)) {
       state.unavailable = selection
+      scope.trace?.note({ kind: 'skipped', group: group.id, reason: selection.reason })
       if (selection.reason === 'circuits-open' && !resting) noteResting(state, routed, selection)
       if (retrySame === undefined) return undefined
       // The upstream to retry may not be tried now: another one may.
@@ -180,6 +182,8 @@ async function attemptRoute(
       continue
     }
     const record = startRecord(state, routed, selection)
+    const telemetry =
+      scope.trace === undefined ? undefined : traceAttempt(runtime, scope, plan, record)
     const started = runtime.now()
     // A stream holds its upstream until it ends: the selector hears the verdict at the first
     // frame and frees the upstream's slot when this settles.
@@ -194,6 +198,7 @@ async function attemptRoute(
         record,
         () => (state.sent = true),
         (ended) => (streamEnded = ended),
+        telemetry,
       )
       selection.finish(okVerdict, streamEnded)
       return withRateLimitHeaders(answer, scope, state.admission!, runtime.now())
@@ -202,6 +207,7 @@ async function attemptRoute(
       const verdict = attemptVerdict(failure)
       selection.finish(verdict)
       noteFailure(record, failure, verdict)
+      telemetry?.failed(record)
       state.failure = failure
       if (!(failure instanceof ClientGoneError)) state.sent = false
       const next = nextStepAfter(failure, verdict)
@@ -249,7 +255,13 @@ async function beforeRetry(state: LoopState, policy: RetryPolicy, retryAfterMs: 
   const { runtime, scope } = state
   const elapsed = runtime.now() - state.startedAt
   const wait = Math.max(retryAfterMs, backoffDelay(state.attempts.length, policy, runtime.random))
-  if (elapsed + wait > policy.deadlineMs || !state.budget.withdraw()) throw lastFailure(state)
+  if (elapsed + wait > policy.deadlineMs) throw lastFailure(state)
+  if (!state.budget.withdraw()) {
+    scope.event.retryBudgetExhausted = true
+    scope.trace?.note({ kind: 'retry-budget-exhausted', group: state.details.groupId })
+    throw lastFailure(state)
+  }
+  scope.trace?.note({ kind: 'backoff', waitMs: wait, attempt: state.attempts.length })
   if (!(await waitUnlessAborted(wait, scope.request.signal))) {
     state.failure = new ClientGoneError()
     throw state.failure

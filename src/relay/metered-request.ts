@@ -1,5 +1,5 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import { nanoToUsd } from '../pricing/price-units'
 import type { RoutePricing } from './route-price'
 import { usageCost } from '../pricing/usage-cost'

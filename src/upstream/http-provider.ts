@@ -118,6 +118,12 @@ function pathOf(call: UpstreamCall): string {
       return `/v1beta/models/${encodeURIComponent(call.model)}:countTokens`
     case 'responses':
       return '/responses'
+    case 'embeddings':
+      return '/embeddings'
+    case 'embed-content':
+      return `/v1beta/models/${encodeURIComponent(call.model)}:embedContent`
+    case 'batch-embed-contents':
+      return `/v1beta/models/${encodeURIComponent(call.model)}:batchEmbedContents`
     default: {
       const unknown: never = call.operation
       throw new Error(`Unknown upstream operation: ${String(unknown)}`)

@@ -3,6 +3,7 @@ import { answerAnthropicCountTokens, answerAnthropicMessages } from './mock/anth
 import { answerGeminiCountTokens, answerGeminiGenerate } from './mock/gemini-mock'
 import { answerOpenAIChat } from './mock/openai-mock'
 import { answerResponses } from './mock/responses-mock'
+import { answerGeminiEmbed, answerOpenAIEmbeddings } from './mock/embedding-mock'
 import type { UpstreamCall, UpstreamProvider } from './provider'
 
 /** Settings of the built-in mock upstream. */
@@ -52,6 +53,11 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
           return answerGeminiCountTokens(call.body)
         case 'responses':
           return answerResponses(call.body, answer)
+        case 'embeddings':
+          return answerOpenAIEmbeddings(call.body, call.model)
+        case 'embed-content':
+        case 'batch-embed-contents':
+          return answerGeminiEmbed(call.body, call.operation === 'batch-embed-contents')
         default: {
           const unknown: never = call.operation
           throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)

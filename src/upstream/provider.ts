@@ -9,6 +9,9 @@ export type UpstreamOperation =
   | 'stream-generate-content'
   | 'gemini-count-tokens'
   | 'responses'
+  | 'embeddings'
+  | 'embed-content'
+  | 'batch-embed-contents'
 
 /** One call to an upstream, already in the upstream's own protocol. */
 export type UpstreamCall = {

@@ -3,19 +3,21 @@ import {
   periodKindOf,
   type AnyBudgetName,
   type LimitPlan,
-  type WindowLimitName,
   windowMs,
 } from './key-limits'
 import { admitOnBudget, heldBudgetRetryMs } from './budget-admission'
 import {
-  bucketCapacity,
-  bucketCost,
-  bucketRemaining,
-  bucketResetMs,
-  bucketWaitMs,
-  refilledLevel,
-  type Bucket,
-} from './token-bucket'
+  adjustBucket,
+  counterOf,
+  dropHolds,
+  expireLeases,
+  limitStates,
+  newKeyState,
+  windowUnits,
+  type Held,
+  type KeyState,
+} from './key-limit-state'
+import { bucketCost, bucketWaitMs, refilledLevel } from './token-bucket'
 import type {
   BudgetCrossing,
   LimitRefusal,
@@ -36,38 +38,6 @@ export type LocalLimiterOptions = {
 /** The outcome of a check: the state of every limit after the hold, or what refused. */
 export type LimitCheck =
   { granted: true; states: LimitState[] } | { granted: false; refusals: LimitRefusal[] }
-
-type Counter = { periodId: number; spent: number; held: number }
-type Held = {
-  /** Units each window was debited. */
-  windows: Partial<Record<WindowLimitName, number>>
-  /** Tokens held by each token budget, nano-USD by each money budget. */
-  budgets: { name: AnyBudgetName; periodId: number; amount: number }[]
-}
-type Live = { held: Held; tokens: number; expiresAt: number }
-type KeyState = {
-  buckets: Map<WindowLimitName, Bucket>
-  budgets: Map<AnyBudgetName, Counter>
-  live: Map<string, Live>
-  /** No lease expires before this instant (a lower bound: extending only moves leases later). */
-  earliestExpiry: number
-}
-
-/** A request's cost in each window. */
-export function windowUnits(name: WindowLimitName, estimate: TokenEstimate): number {
-  switch (name) {
-    case 'requestsPerMinute':
-      return 1
-    case 'inputTokensPerMinute':
-      return estimate.inputTokens
-    case 'outputTokensPerMinute':
-      return estimate.outputTokens
-    default: {
-      const unknown: never = name
-      throw new Error(`Unknown window ${String(unknown)}`)
-    }
-  }
-}
 
 /**
  * The limit engine of one process: token buckets for the windows, a lease per reservation for
@@ -92,81 +62,17 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
   const stateOf = (keyId: string): KeyState => {
     let state = keys.get(keyId)
     if (state === undefined) {
-      state = { buckets: new Map(), budgets: new Map(), live: new Map(), earliestExpiry: Infinity }
+      state = newKeyState()
       keys.set(keyId, state)
     }
     return state
-  }
-  const counterOf = (state: KeyState, name: AnyBudgetName, at: number): Counter => {
-    const periodId = budgetPeriod(periodKindOf(name), at).id
-    let counter = state.budgets.get(name)
-    if (counter === undefined || counter.periodId !== periodId) {
-      // A new period starts empty: holds of the old one are not carried over.
-      counter = { periodId, spent: 0, held: 0 }
-      state.budgets.set(name, counter)
-    }
-    return counter
-  }
-  const dropHolds = (state: KeyState, held: Held, at: number) => {
-    for (const hold of held.budgets) {
-      const counter = counterOf(state, hold.name, at)
-      if (counter.periodId === hold.periodId) counter.held = Math.max(0, counter.held - hold.amount)
-    }
   }
   const prune = (state: KeyState, at: number) => {
     for (const [id, forgetAt] of done) {
       if (forgetAt > at) break
       done.delete(id)
     }
-    if (at < state.earliestExpiry) return
-    let earliest = Infinity
-    for (const [id, live] of state.live) {
-      if (live.expiresAt <= at) {
-        dropHolds(state, live.held, at)
-        state.live.delete(id)
-      } else earliest = Math.min(earliest, live.expiresAt)
-    }
-    state.earliestExpiry = earliest
-  }
-  const adjustBucket = (
-    state: KeyState,
-    name: WindowLimitName,
-    limit: number,
-    by: number,
-    at: number,
-  ) => {
-    const level = refilledLevel(state.buckets.get(name), limit, at)
-    state.buckets.set(name, { level: Math.min(bucketCapacity(limit), level + by), updatedAt: at })
-  }
-
-  const states = (state: KeyState, plan: LimitPlan, at: number): LimitState[] => {
-    const result: LimitState[] = []
-    for (const { name, limit } of plan.windows) {
-      const level = refilledLevel(state.buckets.get(name), limit, at)
-      result.push({
-        name,
-        limit,
-        remaining: bucketRemaining(level),
-        resetInMs: bucketResetMs(level, limit),
-      })
-    }
-    if (plan.concurrency !== undefined) {
-      const remaining = Math.max(0, plan.concurrency - state.live.size)
-      result.push({ name: 'concurrency', limit: plan.concurrency, remaining })
-    }
-    for (const { name, limit } of [...plan.budgets, ...plan.money]) {
-      const counter = counterOf(state, name, at)
-      const period = budgetPeriod(periodKindOf(name), at)
-      result.push({
-        name,
-        limit,
-        remaining: Math.max(0, limit - counter.spent - counter.held),
-        resetInMs: period.endMs === undefined ? undefined : period.endMs - at,
-        used: counter.spent,
-        reserved: counter.held,
-      })
-    }
-    return result
+    expireLeases(state, at)
   }
 
   return {
@@ -213,7 +119,7 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       const expiresAt = at + leaseMs
       state.live.set(id, { held: { windows: debits, budgets: holds }, tokens: total, expiresAt })
       state.earliestExpiry = Math.min(state.earliestExpiry, expiresAt)
-      return { granted: true, states: states(state, plan, at) }
+      return { granted: true, states: limitStates(state, plan, at) }
     },
 
     /**
@@ -320,7 +226,7 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       const at = now()
       const state = stateOf(keyId)
       prune(state, at)
-      return states(state, plan, at)
+      return limitStates(state, plan, at)
     },
   }
 }

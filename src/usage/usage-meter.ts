@@ -1,4 +1,4 @@
-import type { UpstreamAttempt } from '../observability/upstream-attempt'
+import type { UpstreamAttempt } from './upstream-attempt'
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { MoneyBudget } from '../auth/key-store'
 import type { UsageCost } from '../pricing/usage-cost'

@@ -166,11 +166,16 @@ async function check(route: InboundRoute, cell: string, pathModel: string, text:
   }
 }
 
-/** Counting routes answer 404 on groups that cannot count (spec §4 rule 1). */
-function counts(route: InboundRoute, protocol: VendorProtocol): boolean {
-  if (route.name === 'count_tokens') return protocol === 'anthropic'
-  if (route.name === 'gemini countTokens') return protocol === 'anthropic' || protocol === 'gemini'
-  return true
+/**
+ * The status of a route's unmutated body on a group: counting routes answer 404 on groups that
+ * cannot count (spec §4 rule 1); embedding routes 400 on an Anthropic group, which has none.
+ */
+function servedStatus(route: InboundRoute, protocol: VendorProtocol): number {
+  if (route.name === 'count_tokens') return protocol === 'anthropic' ? 200 : 404
+  if (route.name === 'gemini countTokens')
+    return protocol === 'openai' || protocol === 'responses' ? 404 : 200
+  if (route.name.includes('mbed')) return protocol === 'anthropic' ? 400 : 200
+  return 200
 }
 
 describe.each(inboundRoutes)('$name', (route) => {
@@ -185,8 +190,8 @@ describe.each(inboundRoutes)('$name', (route) => {
       }),
     )
     const answer = await response.text()
-    expect(response.status, answer).toBe(counts(route, protocol) ? 200 : 404)
-    expect(fakes.calls.length - before).toBe(counts(route, protocol) ? 1 : 0)
+    expect(response.status, answer).toBe(servedStatus(route, protocol))
+    expect(fakes.calls.length - before).toBe(servedStatus(route, protocol) === 200 ? 1 : 0)
     await check(
       route,
       `${route.name} → ${protocol}`,

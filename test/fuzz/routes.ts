@@ -265,4 +265,46 @@ export const inboundRoutes: InboundRoute[] = [
     path: geminiPath('countTokens'),
     body: () => ({ generateContentRequest: { model: 'models/x', ...geminiBody() } }),
   },
+  {
+    name: 'embeddings',
+    errors: 'openai',
+    stream: false,
+    modelIn: 'body',
+    path: () => '/v1/embeddings',
+    body: (model) => ({
+      model,
+      input: ['The gateway routes calls.', 'It meters them — 🧮'],
+      dimensions: 8,
+      encoding_format: 'base64',
+      user: 'user-1',
+    }),
+  },
+  {
+    name: 'gemini embedContent',
+    errors: 'gemini',
+    stream: false,
+    modelIn: 'path',
+    path: geminiPath('embedContent'),
+    body: () => ({
+      content: { parts: [{ text: 'The gateway routes calls.' }] },
+      taskType: 'RETRIEVAL_DOCUMENT',
+      title: 'Gateway',
+      outputDimensionality: 8,
+    }),
+  },
+  {
+    name: 'gemini batchEmbedContents',
+    errors: 'gemini',
+    stream: false,
+    modelIn: 'path',
+    path: geminiPath('batchEmbedContents'),
+    body: () => ({
+      requests: ['The gateway routes calls.', 'It meters them — 🧮'].map((text) => ({
+        model: 'models/x',
+        content: { role: 'user', parts: [{ text }] },
+        taskType: 'RETRIEVAL_QUERY',
+        outputDimensionality: 8,
+      })),
+    }),
+  },
 ]

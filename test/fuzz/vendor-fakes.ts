@@ -1,5 +1,6 @@
 import { topLevelKeys } from '../helpers/json-keys'
 import { responseObject, responsesStreamFrames } from '../helpers/responses-upstream'
+import { answerGeminiEmbedFuzz, answerOpenAIEmbeddingsFuzz } from './embedding-answers'
 
 /**
  * Upstream fakes for the property suites, as one `fetch`: each answers the way its vendor does —
@@ -74,12 +75,16 @@ export function createVendorFakes() {
       }
       if (body['model'] !== undefined && body['model'] !== `models/${call.model}`)
         call.problems.push(`body model is ${String(body['model'])}`)
-      return answerGemini(body, match?.[2] ?? '', served)
+      const action = match?.[2] ?? ''
+      if (action === 'embedContent' || action === 'batchEmbedContents')
+        return answerGeminiEmbedFuzz(body, action, call.model, call.problems)
+      return answerGemini(body, action, served)
     }
     call.model = typeof body['model'] === 'string' ? body['model'] : undefined
     call.stream = body['stream'] === true
     call.stream = body['stream'] === true
     if (protocol === 'anthropic') return answerAnthropic(body, url.pathname, served)
+    if (url.pathname.endsWith('/embeddings')) return answerOpenAIEmbeddingsFuzz(body)
     if (protocol === 'responses') return answerResponses(body, served)
     const options = body['stream_options']
     call.includeUsage = isObject(options) && options['include_usage'] === true

@@ -176,7 +176,7 @@ describe('routing errors', () => {
   it('answers an unknown route with 404 and a wrong method with 405', async () => {
     const { gateway } = buildGateway()
     const unknown = await sdkError(() =>
-      openAIClient(gateway).embeddings.create({ model: 'x', input: 'y' }),
+      openAIClient(gateway).images.generate({ model: 'x', prompt: 'y' }),
     )
     expect(unknown.status).toBe(404)
     expect(unknown.code).toBe('not_found')

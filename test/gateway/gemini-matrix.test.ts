@@ -571,7 +571,7 @@ describe('Gemini routes', () => {
   it('answers an unknown /v1beta path with 404 in Google shape', async () => {
     const { gateway } = fresh()
     const response = await gateway(
-      new Request(`${gatewayUrl}/v1beta/models/flash:embedContent?key=${keys.main}`, {
+      new Request(`${gatewayUrl}/v1beta/models/flash:predict?key=${keys.main}`, {
         method: 'POST',
         body: '{}',
       }),

@@ -200,7 +200,11 @@ describe('a lone upstream with models A and B', () => {
       }
       const health = (await gateway.health())[0]!
       expect(health.circuit).toBe('closed')
-      if (status !== 503) expect(health.models?.map((pair) => pair.model)).toEqual([upstreamA])
+      // A 429's rest may have passed by now on a loaded machine (a 529's lasts the cooldown).
+      const stillResting = status === 529 || (withinRest && Date.now() - firstEnded < 900)
+      if (status !== 503 && stillResting) {
+        expect(health.models?.map((pair) => pair.model)).toEqual([upstreamA])
+      }
     },
     20_000,
   )

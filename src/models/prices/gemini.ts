@@ -98,5 +98,20 @@ export function geminiPriceRows(): readonly CatalogueRow[] {
       source: transcribed,
       asOf: '2026-10-07',
     },
+    // Embedding models bill input only (text): an embedding has no output tokens.
+    {
+      model: 'gemini-embedding-001',
+      match: ['gemini-embedding-001'],
+      price: { input: 0.15, output: 0 },
+      source: 'https://embeddingcost.com/google',
+      asOf: '2026-11-27',
+    },
+    {
+      model: 'gemini-embedding-2',
+      match: ['gemini-embedding-2', 'gemini-embedding-2-preview'],
+      price: { input: 0.2, output: 0 },
+      source: 'https://tokencost.app/blog/gemini-embedding-2-pricing',
+      asOf: '2026-11-27',
+    },
   ]
 }

@@ -14,6 +14,8 @@ import type { CatalogueRow, ModelPrice } from '../../pricing/model-price'
 const quoted = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch'
 const litellm =
   'https://github.com/Wei-Shaw/model-price-repo/blob/f9ff147/model_prices_and_context_window.json'
+/** A page quoting OpenAI's embedding prices (standard tier), verified against OpenAI's. */
+const embeddingPrices = 'https://embeddingcost.com/openai'
 
 /** An OpenAI model id with its dated snapshots (`gpt-4o-2024-08-06`). */
 function names(...ids: string[]): string[] {
@@ -221,6 +223,28 @@ export function openaiPriceRows(): readonly CatalogueRow[] {
       price: price(15, 7.5, 60),
       source: 'https://docs.rs/crate/openai-models/0.1.1/source/src/lib.rs',
       asOf: '2026-11-26',
+    },
+    // Embedding models bill input only: an embedding has no output tokens.
+    {
+      model: 'text-embedding-3-small',
+      match: ['text-embedding-3-small'],
+      price: price(0.02, undefined, 0),
+      source: embeddingPrices,
+      asOf: '2026-11-27',
+    },
+    {
+      model: 'text-embedding-3-large',
+      match: ['text-embedding-3-large'],
+      price: price(0.13, undefined, 0),
+      source: embeddingPrices,
+      asOf: '2026-11-27',
+    },
+    {
+      model: 'text-embedding-ada-002',
+      match: ['text-embedding-ada-002'],
+      price: price(0.1, undefined, 0),
+      source: embeddingPrices,
+      asOf: '2026-11-27',
     },
   ]
 }

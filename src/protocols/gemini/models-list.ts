@@ -16,17 +16,27 @@ export function geminiModel(model: ListedModel) {
     version: '001',
     displayName: model.id,
     description: `Served by group ${model.groupId}.`,
-    // countTokens exists where the group can count: Gemini and Anthropic groups.
-    supportedGenerationMethods:
-      model.protocol === 'openai'
-        ? ['generateContent', 'streamGenerateContent']
-        : ['generateContent', 'streamGenerateContent', 'countTokens'],
+    supportedGenerationMethods: supportedMethods(model),
     ...(profile.contextWindow === undefined ? {} : { inputTokenLimit: profile.contextWindow }),
     ...(profile.maxOutputTokens === undefined ? {} : { outputTokenLimit: profile.maxOutputTokens }),
     ...(kind === 'any' ? {} : { thinking: kind !== 'none' }),
     // An extension field: the price the calling key is charged, which the SDK ignores.
     ...pricingField(model.pricing, 'camel'),
   }
+}
+
+/**
+ * What a model answers, as Google lists it: an embedding model (its profile says so) embeds, on
+ * an OpenAI or Gemini group; any other generates. countTokens exists where the group can count:
+ * Gemini and Anthropic groups.
+ */
+function supportedMethods(model: ListedModel): string[] {
+  if (model.profile.embedding !== undefined && model.protocol !== 'anthropic') {
+    return ['embedContent', 'batchEmbedContents']
+  }
+  return model.protocol === 'openai'
+    ? ['generateContent', 'streamGenerateContent']
+    : ['generateContent', 'streamGenerateContent', 'countTokens']
 }
 
 /**

@@ -4,7 +4,8 @@ import { pricingField, type ListedModel } from '../../pricing/listed-price'
 /**
  * OpenAI's model list: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`.
  * OpenAI's model object has no limits, so each entry whose model profile knows them adds
- * `context_window` and `max_output_tokens` (the names of OpenAI's model pages), and a priced model
+ * `context_window` and `max_output_tokens` (the names of OpenAI's model pages), an embedding
+ * model `embedding: {dimensions, max_input_tokens}`, and a priced model
  * its `pricing` for the calling key (`listedPricing`); clients that do not know the fields ignore
  * them.
  *
@@ -33,6 +34,15 @@ export function renderOpenAIModelList(
       ...(model.profile.maxOutputTokens === undefined
         ? {}
         : { max_output_tokens: model.profile.maxOutputTokens }),
+      ...(model.profile.embedding === undefined
+        ? {}
+        : {
+            // An extension field, as the limits are: the model embeds, with these vectors.
+            embedding: {
+              dimensions: model.profile.embedding.dimensions,
+              max_input_tokens: model.profile.embedding.maxInputTokens,
+            },
+          }),
       ...pricingField(model.pricing, 'snake'),
     })),
   })

@@ -1,4 +1,9 @@
-import type { AttemptVerdict } from '../failover/upstream-selector'
+/**
+ * What an attempt told the upstream selector about the upstream's health: the `kind` of the
+ * failover layer's `AttemptVerdict` (which checks at compile time that the two agree). Records
+ * carry the kind alone, so the usage layer keeps it here rather than importing upward.
+ */
+export type AttemptVerdictKind = 'ok' | 'failed' | 'rejected-key' | 'neutral'
 
 /**
  * How far an attempt got:
@@ -26,7 +31,7 @@ export type UpstreamAttempt = {
   /** `answered`: its answer went to the client; `failed`: another attempt or an error followed. */
   outcome: 'answered' | 'failed' | 'aborted'
   /** What the attempt told the upstream selector about the upstream's health. */
-  verdict: AttemptVerdict['kind']
+  verdict: AttemptVerdictKind
   /** The gateway's error code of a failed attempt (`upstream_error`, `rate_limited`…). */
   error?: string | undefined
   /**

@@ -1,0 +1,134 @@
+import * as z from 'zod/mini'
+import type { UpstreamProvider } from '../upstream/provider'
+import { modelProfileOverridesSchema } from '../models/profile-schema'
+import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
+import type { buildSpendSchemas } from './spend-schema'
+import {
+  groupSelectionShape,
+  httpUpstreamPoolShape,
+  upstreamSelectionShape,
+} from './failover-schema'
+
+/**
+ * A group's schema (`groups[]`): its id and protocol, its models (call names, or entries with an
+ * upstream model, a profile, a price and fallbacks), its upstreams (the mock, HTTP upstreams,
+ * provider objects), its retry policy and its upstream selection. Built with the rest of the
+ * config schema, on its first use; `spend` is the config's money parts, shared with the keys.
+ */
+export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
+  const groupId = z
+    .string()
+    .check(
+      z.regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        'group ids start with a letter or digit and use only letters, digits, ".", "_" and "-"',
+      ),
+    )
+
+  const modelName = z.string().check(z.minLength(1, 'expected a non-empty model name'))
+  const modelObject = z.strictObject({
+    name: modelName,
+    upstreamModel: z.optional(modelName),
+    profile: z.optional(modelProfileOverridesSchema()),
+    /** This entry's price over the catalogue's; `false`: unpriced. */
+    price: z.optional(spend.priceOrFalse),
+    /** `<group>/<model>` call names tried in order once this group has no upstream left. */
+    fallbacks: z.optional(
+      z.array(z.string().check(z.regex(/^[^/]+\/.+$/, 'expected "<group>/<model>"'))),
+    ),
+  })
+
+  /** A model entry: a call name, or `{name, upstreamModel?, profile?}`. */
+  const modelEntry = oneOf<string | z.output<typeof modelObject>>(
+    [modelName, modelObject],
+    (value) =>
+      typeof value === 'string'
+        ? modelName
+        : typeof value === 'object' && value !== null
+          ? modelObject
+          : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
+  )
+
+  const mockUpstream = z.strictObject({
+    provider: z.literal('mock'),
+    id: z.optional(z.string().check(z.minLength(1))),
+    weight: z.optional(z.number().check(z.positive())),
+    reply: z.optional(z.string()),
+    chunkDelayMs: z.optional(nonNegativeInt()),
+    responses: z.optional(z.boolean()),
+    ...upstreamSelectionShape(),
+  })
+
+  const httpUpstream = z.strictObject({
+    id: z.optional(z.string().check(z.minLength(1))),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+    apiKey: z.optional(z.string()),
+    headers: z.optional(z.record(z.string(), z.string())),
+    weight: z.optional(z.number().check(z.positive())),
+    /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
+    responses: z.optional(z.boolean()),
+    ...upstreamSelectionShape(),
+    ...httpUpstreamPoolShape(),
+  })
+
+  const customUpstream = z.custom<UpstreamProvider>(
+    (value) => hasFunction(value, 'send'),
+    'expected an UpstreamProvider object',
+  )
+
+  /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
+  const upstream = oneOf<
+    z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
+  >([httpUpstream, mockUpstream, customUpstream], (value) =>
+    typeof value === 'object' && value !== null && 'provider' in value
+      ? mockUpstream
+      : hasFunction(value, 'send')
+        ? customUpstream
+        : httpUpstream,
+  )
+
+  /** An upstream entry as written. */
+  type UpstreamInput =
+    z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
+
+  // Failover (issue 9): how a group's calls are retried; defaults in `defaultRetryPolicy`.
+  const retrySettings = z.strictObject({
+    attempts: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
+    deadlineMs: z.optional(nonNegativeInt()),
+    backoffMs: z.optional(nonNegativeInt()),
+    maxBackoffMs: z.optional(nonNegativeInt()),
+    maxRetryAfterMs: z.optional(nonNegativeInt()),
+    budget: z.optional(
+      z.strictObject({
+        share: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+        minRetries: z.optional(nonNegativeInt()),
+        windowMs: z.optional(positiveInt()),
+      }),
+    ),
+  })
+
+  const group = z.strictObject({
+    id: groupId,
+    protocol: z.enum(['openai', 'anthropic', 'gemini'], {
+      error: 'expected "openai", "anthropic" or "gemini"',
+    }),
+    models: z
+      .array(modelEntry)
+      .check(z.minLength(1, 'a group serves at least one model')) as z.ZodMiniType<
+      (string | z.output<typeof modelObject>)[],
+      (string | z.input<typeof modelObject>)[]
+    >,
+    upstreams: z
+      .array(upstream)
+      .check(z.minLength(1, 'a group needs at least one upstream')) as z.ZodMiniType<
+      (z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider)[],
+      UpstreamInput[]
+    >,
+    retry: z.optional(retrySettings),
+    /** × the list price of this group's models (a resale margin). */
+    priceMultiplier: z.optional(spend.priceMultiplier),
+    ...groupSelectionShape(),
+  })
+
+  return group
+}
