@@ -10,6 +10,7 @@ declare module 'autocannon' {
     connections?: number
     pipelining?: number
     duration?: number
+    amount?: number
     timeout?: number
   }
 

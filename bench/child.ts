@@ -5,6 +5,8 @@ import type { ChildMessage, ParentMessage } from './server-process'
 /** A benchmark target running in its own process. */
 export type Target = {
   url: string
+  /** The child's process id (valgrind's, which is the guest Node's, under a wrapper). */
+  pid: number
   /** The child's total CPU time so far, user plus system, in microseconds. */
   cpuMicros(): Promise<number>
   /**
@@ -21,27 +23,58 @@ const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url))
 const startTimeoutMs = 20_000
 const stopTimeoutMs = 3_000
 
+/** How a target is started when it runs under a wrapper (valgrind) rather than Node itself. */
+export type TargetLaunch = {
+  /** The wrapper's argv before Node's (`['valgrind', '--tool=callgrind', …]`). */
+  wrapper?: readonly string[]
+  /** How long the child may take to listen, in ms (20 s). */
+  startTimeoutMs?: number
+  /**
+   * A bundle of `server-process.ts` (`bundleServerProcess`), run by plain Node: without tsx's
+   * loader in the parent's `execArgv`.
+   */
+  entry?: string
+}
+
 /**
  * Forks `server-process.ts` with the parent's `execArgv` (tsx's loader, so TypeScript runs as it
- * does here) plus `extraExecArgv` and `--expose-gc`, on `execPath` (another Node binary) when
- * given, and resolves once the child listens.
+ * does here) — or its bundle (`launch.entry`) with none — plus `extraExecArgv` and `--expose-gc`,
+ * on `execPath` (another Node binary) when given, under `launch.wrapper` when given, and resolves
+ * once the child listens.
  */
 export function startTarget(
   args: readonly string[],
   extraExecArgv: string[] = [],
   execPath?: string,
+  launch: TargetLaunch = {},
 ): Promise<Target> {
-  const child = fork(entry, [...args], {
-    execArgv: [...process.execArgv, '--expose-gc', ...extraExecArgv],
+  const nodeArgv = [
+    ...(launch.entry === undefined ? process.execArgv : []),
+    '--expose-gc',
+    ...extraExecArgv,
+  ]
+  const wrapper = launch.wrapper
+  // fork() runs `execPath ...execArgv entry ...args` with the IPC channel's fd in the environment,
+  // which a wrapper such as valgrind hands on to the Node it starts.
+  const child = fork(launch.entry ?? entry, [...args], {
+    execArgv:
+      wrapper === undefined
+        ? nodeArgv
+        : [...wrapper.slice(1), execPath ?? process.execPath, ...nodeArgv],
     // stdout to /dev/null: the gateway logs a line per request, as the CLI does.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    ...(execPath === undefined ? {} : { execPath }),
+    ...(wrapper === undefined
+      ? execPath === undefined
+        ? {}
+        : { execPath }
+      : { execPath: wrapper[0] }),
   })
+  const timeoutMs = launch.startTimeoutMs ?? startTimeoutMs
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`${args[0]} did not start within ${startTimeoutMs} ms`))
-    }, startTimeoutMs)
+      reject(new Error(`${args[0]} did not start within ${timeoutMs} ms`))
+    }, timeoutMs)
     child.once('exit', (code) => {
       clearTimeout(timer)
       reject(new Error(`${args[0]} exited with code ${code} before listening`))
@@ -52,6 +85,7 @@ export function startTarget(
       child.removeAllListeners('exit')
       resolve({
         url: message.url,
+        pid: child.pid!,
         cpuMicros: () => askCpu(child),
         liveRss: () => askMemory(child),
         countPromises: (counting) => askPromises(child, counting),

@@ -7,6 +7,10 @@ export type LoadOptions = {
   headers: Record<string, string>
   connections: number
   durationS: number
+  /** A number of requests to send instead of a duration. */
+  amount?: number
+  /** autocannon's per-request timeout in seconds (10). */
+  timeoutS?: number
 }
 
 /** What one load run measured; latencies are in milliseconds. */
@@ -36,8 +40,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     body: options.body,
     connections: options.connections,
     pipelining: 1,
-    duration: options.durationS,
-    timeout: 10,
+    ...(options.amount === undefined
+      ? { duration: options.durationS }
+      : { amount: options.amount }),
+    timeout: options.timeoutS ?? 10,
   })
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(ms)

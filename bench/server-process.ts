@@ -5,14 +5,15 @@
  * CPU-usage and memory requests (to price each request in CPU time, each open stream in bytes),
  * and exits on `stop` or when the parent goes away.
  *
- * `src-dir` is the gateway's source directory, so that the same harness measures another checkout
- * (main before a change): the gateway is served as the CLI serves it, `serveGateway` over
+ * `src-dir` is the gateway's source directory, or a bundle of it (`bundle-targets.ts`, a path ending
+ * in `.mjs`), so that the same harness measures another checkout (main before a change): the gateway is served as the CLI serves it, `serveGateway` over
  * `createGateway` with `fetch: createNodeFetch()` (transport `cli`), or with another transport.
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { promiseHooks } from 'node:v8'
 import { createBareRelay } from './bare-relay'
+import type { GatewayBundle } from './bundle-targets'
 import { createMockUpstream } from './mock-upstream'
 import { benchKey, benchModel, translatedModel } from './payloads'
 import type { TransportName } from './transports'
@@ -34,21 +35,17 @@ type Served = { url: string; close(): Promise<void> }
 
 async function startGateway(): Promise<Served> {
   const src = sourceDir ?? new URL('../src', import.meta.url).pathname
-  const { createGateway } = (await import(`${src}/gateway.ts`)) as typeof import('../src/gateway')
-  const { serveGateway } = (await import(
-    `${src}/node/serve.ts`
-  )) as typeof import('../src/node/serve')
+  const gateway = src.endsWith('.mjs')
+    ? ((await import(src)) as GatewayBundle)
+    : await fromSource(src)
   let fetch: typeof globalThis.fetch | undefined
   if (transport === 'cli') {
-    const { createNodeFetch } = (await import(
-      `${src}/node/node-fetch.ts`
-    )) as typeof import('../src/node/node-fetch')
-    fetch = createNodeFetch()
+    fetch = gateway.createNodeFetch()
   } else {
     const { createTransport } = await import('./transports')
     fetch = createTransport(transport as TransportName)
   }
-  const gateway = createGateway({
+  const served = gateway.createGateway({
     groups: [
       {
         id: 'bench',
@@ -65,23 +62,42 @@ async function startGateway(): Promise<Served> {
     ],
     keys: [{ key: benchKey, groups: ['bench', 'bench-anthropic'] }],
     fetch,
-    ...(transport === 'cli' ? { onEvent: await cliRequestLog(src) } : {}),
-  } as Parameters<typeof createGateway>[0])
-  return serveGateway(gateway, { port: 0, host: '127.0.0.1' })
+    ...(transport === 'cli' ? { onEvent: cliRequestLog(gateway) } : {}),
+  } as Parameters<typeof gateway.createGateway>[0])
+  return gateway.serveGateway(served, { port: 0, host: '127.0.0.1' })
+}
+
+/** A checkout's `src/` as tsx runs it (`--tsx`): the same exports as a bundle's. */
+async function fromSource(src: string): Promise<GatewayBundle> {
+  const { createGateway } = (await import(`${src}/gateway.ts`)) as typeof import('../src/gateway')
+  const { serveGateway } = (await import(
+    `${src}/node/serve.ts`
+  )) as typeof import('../src/node/serve')
+  const { createNodeFetch } = (await import(
+    `${src}/node/node-fetch.ts`
+  )) as typeof import('../src/node/node-fetch')
+  const { formatRequestLog } = (await import(
+    `${src}/node/request-log.ts`
+  )) as typeof import('../src/node/request-log')
+  const batch = (await import(`${src}/node/line-batch.ts`).catch(() => undefined)) as
+    Pick<GatewayBundle, 'createLineBatch'> | undefined
+  return {
+    createGateway,
+    serveGateway,
+    createNodeFetch,
+    formatRequestLog,
+    createLineBatch: batch?.createLineBatch,
+  }
 }
 
 /**
  * The CLI logs one line per request to stdout (here /dev/null): the same formatter, and the same
  * writer when the checkout has one (`src/node/line-batch.ts`), else `console.log` as the CLI did.
  */
-async function cliRequestLog(src: string): Promise<(event: never) => void> {
-  const { formatRequestLog } = (await import(
-    `${src}/node/request-log.ts`
-  )) as typeof import('../src/node/request-log')
-  const batch = (await import(`${src}/node/line-batch.ts`).catch(() => undefined)) as
-    { createLineBatch(write: (text: string) => void): { write(line: string): void } } | undefined
-  if (batch === undefined) return (event) => console.log(formatRequestLog(event))
-  const lines = batch.createLineBatch((text) => process.stdout.write(text))
+function cliRequestLog(gateway: GatewayBundle): (event: never) => void {
+  const { formatRequestLog, createLineBatch } = gateway
+  if (createLineBatch === undefined) return (event) => console.log(formatRequestLog(event))
+  const lines = createLineBatch((text) => process.stdout.write(text))
   return (event) => lines.write(formatRequestLog(event))
 }
 
