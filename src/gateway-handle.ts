@@ -18,6 +18,7 @@ import {
   type GatewayContext,
 } from './http/request-context'
 import { logField } from './observability/log-field'
+import { completeRequestEvent, startRequestEvent } from './observability/request-event'
 import { createRequestTracer } from './observability/request-tracer'
 import { renderError } from './protocols/render-error'
 import { ClientGoneError } from './upstream/classify-failure'
@@ -113,8 +114,11 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
       requestId,
       startedAt,
       key: undefined,
-      event: { requestId, method: request.method, path: url.pathname, route: 'unknown', startedAt },
+      pathModel: undefined,
+      pathId: undefined,
+      event: startRequestEvent(requestId, request.method, url.pathname, 'unknown', startedAt),
       eventDeferred: false,
+      trace: undefined,
       waitUntil,
       complete(status: number, outcome: UsageOutcome) {
         if (emitted) return
@@ -122,7 +126,7 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
         lifecycle.end()
         // No listener, no event: building it is measurable work on every request.
         if (onEvent === undefined && scope.trace === undefined) return
-        const event = { ...scope.event, status, outcome, durationMs: now() - startedAt }
+        const event = completeRequestEvent(scope.event, status, outcome, now() - startedAt)
         scope.trace?.end(event)
         runtime.emit(event)
       },

@@ -3,7 +3,7 @@ import type { UpstreamSelector } from './failover/upstream-selector'
 import type { RetryBudget } from './failover/retry-budget'
 import type { RetryPolicy } from './failover/retry-policy'
 import type { GatewayRequest } from './http/gateway-request'
-import type { RequestEvent } from './observability/request-event'
+import type { RequestEvent, RequestEventDraft } from './observability/request-event'
 import type { RequestTrace } from './observability/telemetry-hooks'
 import type { ResponseStore } from './response-store/response-store'
 import type { GroupRegistry } from './routing/group-registry'
@@ -65,7 +65,7 @@ export type RequestScope = {
   /** The id named in the path, on `GET /v1/responses/{id}`. */
   pathId?: string | undefined
   /** Fields of the request's event, filled in as they become known. */
-  event: Omit<RequestEvent, 'status' | 'outcome' | 'durationMs'>
+  event: RequestEventDraft
   /** Set by a handler whose response is a stream: it calls `complete` when the stream ends. */
   eventDeferred: boolean
   /** Emits the request's event; only the first call counts. */
