@@ -13,7 +13,7 @@ import type { BudgetAlert } from '../usage/budget-alert'
  */
 export function formatRequestLog(event: RequestEvent): string {
   const parts = [
-    new Date(event.startedAt).toISOString(),
+    isoTime(event.startedAt),
     logField(event.requestId),
     String(event.status),
     logField(event.method),
@@ -46,6 +46,28 @@ export function formatRequestLog(event: RequestEvent): string {
   if (event.traceId !== undefined) parts.push(`trace_id=${event.traceId}`)
   if (event.spanId !== undefined) parts.push(`span_id=${event.spanId}`)
   return parts.join(' ')
+}
+
+/** The second of the last line's time and its ISO text up to the milliseconds (`…T06:20:41.`). */
+let lastSecond = Number.NaN
+let lastSecondText = ''
+
+/**
+ * `new Date(ms).toISOString()`, with the text of the second kept: lines come many per second, and
+ * `toISOString` formats through the C library's `snprintf` every time.
+ */
+export function isoTime(ms: number): string {
+  const whole = Math.floor(ms)
+  const second = Math.floor(whole / 1000)
+  if (second !== lastSecond) {
+    const text = new Date(second * 1000).toISOString()
+    // Years past 9999 (or before 0) print as ±YYYYYY: not kept, formatted whole each time.
+    if (text.length !== 24) return new Date(whole).toISOString()
+    lastSecond = second
+    lastSecondText = text.slice(0, 20)
+  }
+  const milli = whole - second * 1000
+  return `${lastSecondText}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`
 }
 
 /**

@@ -7,6 +7,12 @@
  */
 const needsQuotes = /[\p{C}\p{Z}"\\]/u
 
+/**
+ * Visible ASCII but the quote and backslash, and the `…` of a masked key: what nearly every field
+ * is. Tested first, since a class of Unicode properties costs several times more per character.
+ */
+const plainAscii = /^[!#-[\]-~…]+$/
+
 /** Inside quotes, the same set but the plain space, which is then harmless and easier to read. */
 const escapable = /[\p{C}"\\]|[^\P{Z} ]/gu
 
@@ -30,6 +36,7 @@ const shortEscapes = new Map([
  * logField('x\n2025-01-01T00:00:00Z req_1 200') // "x\n2025-01-01T00:00:00Z req_1 200", on one line
  */
 export function logField(value: string): string {
+  if (plainAscii.test(value)) return value
   if (value !== '' && !needsQuotes.test(value)) return value
   return `"${value.replace(escapable, escapeCharacter)}"`
 }

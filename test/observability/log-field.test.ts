@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { logField } from '../../src/observability/log-field'
 
@@ -45,5 +46,29 @@ describe('logField', () => {
       checked += 1
     }
     expect(checked).toBe(0x110000)
+  })
+})
+
+describe('logField on any text', () => {
+  /** The rule without the ASCII shortcut: bare only when no character needs quoting. */
+  const needsQuotes = /[\p{C}\p{Z}"\\]/u
+
+  it('is bare exactly when no character needs quoting, whichever check decides it', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.string({
+        unit: fc.constantFrom('a', '…', ' ', '"', '\\', '\u0085', '\u00a0', 'é'),
+        maxLength: 12,
+      }),
+    )
+    fc.assert(
+      fc.property(text, (value) => {
+        const bare = value !== '' && !needsQuotes.test(value)
+        if (bare) expect(logField(value)).toBe(value)
+        else expect(logField(value)).toMatch(/^".*"$/s)
+      }),
+      { numRuns: 3000 },
+    )
   })
 })
