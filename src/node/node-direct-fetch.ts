@@ -37,9 +37,12 @@ type DirectTarget = {
     hostname: string
     port: string | undefined
     path: string
-    auth: string | undefined
     agent: HttpAgent
   }
+  /** The `host` header, as Node writes it: IPv6 in brackets, the port unless the scheme's own. */
+  host: string
+  /** `Basic …` of the URL's credentials, as Node sends them, when it has any. */
+  authorization: string | undefined
 }
 
 function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget {
@@ -57,10 +60,39 @@ function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget
       hostname,
       port: url.port === '' ? undefined : url.port,
       path: `${url.pathname}${url.search}`,
-      auth,
       agent: agentFor(url),
     },
+    host: url.host,
+    authorization: auth === undefined ? undefined : `Basic ${Buffer.from(auth).toString('base64')}`,
   }
+}
+
+/**
+ * The call's headers as the flat `[name, value, …]` list `http.request` writes as it is: given a
+ * record, Node calls `setHeader` for each (a lower-casing, a validation and a store in a map of
+ * its own) and then walks that map again to write them. With a list Node validates each header
+ * once and adds neither `host` nor the URL's credentials, so they are added here, as Node would.
+ */
+function headerList(target: DirectTarget, headers: Record<string, string>, body: string): string[] {
+  const list: string[] = []
+  let hasType = false
+  let hasHost = false
+  let hasAuthorization = false
+  for (const name in headers) {
+    // The body's length is the gateway's to state, whatever the record says.
+    if (name === 'content-length') continue
+    if (name === 'content-type') hasType = true
+    else if (name === 'host') hasHost = true
+    else if (name === 'authorization') hasAuthorization = true
+    list.push(name, headers[name]!) // lookup-safe: a key of the record's own, from for-in
+  }
+  if (!hasType) list.push('content-type', 'text/plain;charset=UTF-8')
+  list.push('content-length', String(Buffer.byteLength(body)))
+  if (!hasHost) list.push('host', target.host)
+  if (!hasAuthorization && target.authorization !== undefined) {
+    list.push('authorization', target.authorization)
+  }
+  return list
 }
 
 /** One call of the gateway's own, answered as an `UpstreamAnswer` once the headers arrive. */
@@ -70,13 +102,20 @@ function sendDirect(
 ): Promise<UpstreamAnswer> {
   const { signal } = init
   if (signal.aborted) return Promise.reject(abortReason(signal))
-  const headers = init.headers
-  headers['content-length'] = String(Buffer.byteLength(init.body))
-  headers['content-type'] ??= 'text/plain;charset=UTF-8'
   return new Promise<UpstreamAnswer>((resolve, reject) => {
     let outgoing: ClientRequest
     try {
-      outgoing = target.request({ ...target.options, method: init.method, headers })
+      const options = target.options
+      // One shape for every call's options (a spread would copy them through V8's generic path).
+      outgoing = target.request({
+        protocol: options.protocol,
+        hostname: options.hostname,
+        port: options.port,
+        path: options.path,
+        agent: options.agent,
+        method: init.method,
+        headers: headerList(target, init.headers, init.body),
+      })
     } catch (error) {
       reject(fetchFailed(error))
       return

@@ -6,19 +6,30 @@ import { createLightAbort } from '../../src/internal/call-signal'
 
 let server: Server
 let port: number
-const seen: Array<{ url: string | undefined; headers: IncomingHttpHeaders; body: string }> = []
+const seen: Array<{
+  url: string | undefined
+  headers: IncomingHttpHeaders
+  rawHeaders: string[]
+  body: string
+}> = []
 beforeAll(async () => {
   server = createServer((request, response) => {
     let body = ''
     request.setEncoding('utf8')
     request.on('data', (chunk: string) => (body += chunk))
     request.on('end', () => {
-      seen.push({ url: request.url, headers: request.headers, body })
+      seen.push({
+        url: request.url,
+        headers: request.headers,
+        rawHeaders: request.rawHeaders,
+        body,
+      })
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end('{"ok":true}')
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  // Both stacks (`::` takes IPv4 too), so that a call to [::1] reaches it as well.
+  await new Promise<void>((resolve) => server.listen(0, '::', resolve))
   port = (server.address() as AddressInfo).port
 })
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
@@ -55,5 +66,46 @@ describe('createDirectFetch', () => {
     expect(seen[2]!.headers.authorization).toBe(
       `Basic ${Buffer.from('user@x:p:ss').toString('base64')}`,
     )
+  })
+
+  it('writes the headers as Node would from a record: host, type, length, each once', async () => {
+    const agent = new Agent({ keepAlive: true })
+    const direct = createDirectFetch(() => agent)
+    const send = (url: string, headers: Record<string, string>, body = 'é!') =>
+      direct(url, { method: 'POST', headers, body, signal: createLightAbort().signal })
+    seen.length = 0
+    await send(`http://127.0.0.1:${port}/a`, { 'x-one': '1', 'content-length': '999' })
+    await send(`http://localhost:${port}/b`, {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-upstream',
+      host: 'upstream.example',
+    })
+    await send(`http://u:p@[::1]:${port}/c`, {})
+    const bad = send(`http://127.0.0.1:${port}/d`, { 'x-bad': 'a\r\nx-injected: 1' })
+    await expect(bad).rejects.toThrow('fetch failed')
+    agent.destroy()
+    const [first, second] = seen
+    // The body's length in bytes, whatever the record said; a type when it named none.
+    expect(first!.headers).toMatchObject({
+      'x-one': '1',
+      'content-length': '3',
+      'content-type': 'text/plain;charset=UTF-8',
+      host: `127.0.0.1:${port}`,
+      connection: 'keep-alive',
+    })
+    // Each name once: the record's own host and authorization win over the URL's.
+    const names = second!.rawHeaders
+      .filter((_, index) => index % 2 === 0)
+      .map((name) => name.toLowerCase())
+    expect(new Set(names).size).toBe(names.length)
+    expect(second!.headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-upstream',
+      host: 'upstream.example',
+    })
+    // IPv6 in brackets with the port, and the URL's credentials.
+    expect(seen[2]!.headers.host).toBe(`[::1]:${port}`)
+    expect(seen[2]!.headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`)
+    expect(seen.some((request) => request.url === '/d')).toBe(false)
   })
 })
