@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors'
+import { createChunkDecoder } from '../internal/utf8-chunks'
 
 /**
  * Reads a body as UTF-8 text, refusing it with 413 as soon as it passes `maxBytes`, so an
@@ -18,7 +19,7 @@ export async function readTextWithLimit(
 ): Promise<string> {
   if (body === null) return ''
   const reader = body.getReader()
-  const decoder = new TextDecoder()
+  const decoder = createChunkDecoder()
   let received = 0
   let text = ''
   for (;;) {
@@ -29,9 +30,9 @@ export async function readTextWithLimit(
       await reader.cancel().catch(() => undefined)
       throw tooLarge(maxBytes)
     }
-    text += decoder.decode(value, { stream: true })
+    text += decoder.decode(value)
   }
-  return text + decoder.decode()
+  return text + decoder.end()
 }
 
 /** The 413 of a body over `maxBytes`. */

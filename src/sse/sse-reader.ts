@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import { createChunkDecoder } from '../internal/utf8-chunks'
 import type { CallSignal } from '../internal/call-signal'
 import type { ChunkSource } from './chunk-source'
 import type { SseMessage } from './sse-message'
@@ -54,7 +55,7 @@ const feedSlice = 4 * 1024
  * Here every event parsed before a failure is handed out first, then the failure is thrown.
  *
  * Chunk boundaries may fall anywhere, even inside a multi-byte character or between CR and LF:
- * the streaming `TextDecoder` and the parser carry partial input over. At the end of the body a
+ * the chunk decoder (`createChunkDecoder`) and the parser carry partial input over. At the end of the body a
  * final event without its blank line is still delivered, since some OpenAI-compatible servers
  * end that way.
  *
@@ -70,7 +71,7 @@ export function createSseReader(
   options: SseReaderOptions,
 ): SseReader {
   const reader: ChunkSource = body instanceof ReadableStream ? body.getReader() : body
-  const decoder = new TextDecoder()
+  const decoder = createChunkDecoder()
   const maxStrayChars = options.maxStrayChars ?? defaultMaxStrayChars
   const queue: SseMessage[] = []
   let head = 0
@@ -177,10 +178,10 @@ export function createSseReader(
           } else if (done) {
             ended = true
             signal?.removeEventListener('abort', onAbort)
-            parser.feed(`${decoder.decode()}\n\n`)
+            parser.feed(`${decoder.end()}\n\n`)
             flushStray()
           } else {
-            const text = decoder.decode(value as Uint8Array, { stream: true })
+            const text = decoder.decode(value as Uint8Array)
             const plain =
               readPlain && atBoundary ? plainEvents(text, options.maxBufferSize) : undefined
             if (plain !== undefined) {

@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
+import { createChunkDecoder } from '../internal/utf8-chunks'
 import type { ChunkSource, UpstreamAnswer } from './upstream-answer'
 
 /** A 2xx JSON answer, checked: its text as the upstream sent it, and the object it parses to. */
@@ -43,18 +44,18 @@ export async function readUpstreamText(
   maxBytes: number,
 ): Promise<string> {
   if (reader === null) return ''
-  const decoder = new TextDecoder()
+  const decoder = createChunkDecoder()
   let received = 0
   let text = ''
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
+    if (done) return text + decoder.end()
     received += value.byteLength
     if (received > maxBytes) {
       discard(reader)
       throw answerTooLarge(maxBytes)
     }
-    text += decoder.decode(value, { stream: true })
+    text += decoder.decode(value)
   }
 }
 
