@@ -42,7 +42,23 @@ const letterEscape = /\\u00[67][0-9a-f]/i
  * cannot be shown: the full scan decides.
  */
 function spliceFirstMember(text: string, name: string, encoded: string): string | undefined {
-  const key = `"${name}"`
+  const span = firstMemberSpan(text, `"${name}"`)
+  if (span === undefined) return undefined
+  if (span === 'not-a-string') return text
+  if (text.slice(span.valueStart, span.valueEnd) === encoded) return text
+  return text.slice(0, span.valueStart) + encoded + text.slice(span.valueEnd)
+}
+
+/** Where a top-level member's key ends and its string value starts and ends (past its quote). */
+type MemberSpan = { keyEnd: number; valueStart: number; valueEnd: number }
+
+/**
+ * The span of the member `key` (quoted) when `spliceFirstMember` may splice it: written once,
+ * plainly, as a key of the top-level object, no key spelled with letter escapes anywhere;
+ * `not-a-string` when its value is not a string (nothing to set); `undefined` when that cannot be
+ * shown cheaply.
+ */
+function firstMemberSpan(text: string, key: string): MemberSpan | 'not-a-string' | undefined {
   const at = text.indexOf(key)
   if (at < 0 || text.includes(key, at + key.length)) return undefined
   if (text.includes('\\u') && letterEscape.test(text)) return undefined
@@ -52,11 +68,48 @@ function spliceFirstMember(text: string, name: string, encoded: string): string 
   if (text.charCodeAt(index) !== COLON) return undefined
   index += 1
   while (isWhitespace(text.charCodeAt(index))) index += 1
-  if (text.charCodeAt(index) !== QUOTE) return text
+  if (text.charCodeAt(index) !== QUOTE) return 'not-a-string'
   const end = stringEnd(text, index)
   if (end < 0) return undefined
-  if (text.slice(index, end + 1) === encoded) return text
-  return text.slice(0, index) + encoded + text.slice(end + 1)
+  return { keyEnd: at + key.length, valueStart: index, valueEnd: end + 1 }
+}
+
+/**
+ * `setStringMember(text, [name], value)` for the events of one stream, which begin alike: an
+ * OpenAI chunk repeats `{"id":…,"object":…,"created":…,"model":…` before what changes. The text
+ * up to the member's value is checked once (a top-level key, nothing before it that could hide a
+ * second spelling) and kept; an event that starts with exactly that text is then spliced with the
+ * checks that look past it only — a second key, a letter escape — instead of walking it again.
+ * The result is `setStringMember`'s, byte for byte (property-tested).
+ */
+export function createMemberSplice(name: string, value: string): (text: string) => string {
+  const key = `"${name}"`
+  const encoded = JSON.stringify(value)
+  /** The last event's text up to its member's value, the key's end in it, and that text spliced. */
+  let seen: { prefix: string; keyEnd: number; spliced: string } | undefined
+  return (text) => {
+    if (
+      seen !== undefined &&
+      text.startsWith(seen.prefix) &&
+      !text.includes(key, seen.keyEnd) &&
+      !(text.includes('\\u') && letterEscape.test(text))
+    ) {
+      return seen.spliced === seen.prefix ? text : seen.spliced + text.slice(seen.prefix.length)
+    }
+    const span = firstMemberSpan(text, key)
+    if (span === undefined || span === 'not-a-string') {
+      seen = undefined
+      return setStringMember(text, [name], value)
+    }
+    const prefix = text.slice(0, span.valueEnd)
+    const same = text.slice(span.valueStart, span.valueEnd) === encoded
+    seen = {
+      prefix,
+      keyEnd: span.keyEnd,
+      spliced: same ? prefix : text.slice(0, span.valueStart) + encoded,
+    }
+    return same ? text : seen.spliced + text.slice(span.valueEnd)
+  }
 }
 
 /** Whether the string at `at` is a key of the top-level object: depth 1, after `{` or `,`. */

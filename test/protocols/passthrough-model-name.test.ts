@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { setStringMember } from '../../src/internal/set-string-member'
+import { createMemberSplice, setStringMember } from '../../src/internal/set-string-member'
 import { anthropicPassthroughStream } from '../../src/protocols/anthropic/passthrough-stream'
 import { geminiPassthroughStream } from '../../src/protocols/gemini/passthrough-stream'
-import { openAIPassthroughStream } from '../../src/protocols/openai/passthrough-stream'
+import {
+  hasUsageObject,
+  openAIPassthroughStream,
+} from '../../src/protocols/openai/passthrough-stream'
 import type { SseTranslator } from '../../src/canonical/sse-translator'
 import { createSseReader } from '../../src/sse/sse-reader'
 import { everySplit, streamOfChunks } from '../helpers/streams'
@@ -156,4 +159,98 @@ describe('passthrough streams name the call name, at every chunk split', () => {
         expect(await relay(translator(), chunks)).toBe(expected)
     })
   }
+})
+
+describe("createMemberSplice: the model of a stream's events, the checked prefix kept", () => {
+  /** An OpenAI chunk as upstreams write it, and variants that must not take the kept prefix. */
+  const event = fc.record({
+    id: fc.constantFrom('chatcmpl-a', 'chatcmpl-b'),
+    model: fc.constantFrom('gpt-4o-mini-2024-07-18', 'gpt-4o-mini', 'model', 'm\\u006fdel'),
+    content: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('"model":"x"', '\\u0075', 'é')),
+    form: fc.constantFrom(
+      'plain',
+      'spaced',
+      'model-twice',
+      'escaped-key',
+      'nested',
+      'number',
+      'raw',
+    ),
+  })
+  const textOf = (item: { id: string; model: string; content: string; form: string }): string => {
+    const content = JSON.stringify(item.content)
+    const head = `{"id":"${item.id}","object":"chat.completion.chunk","created":1`
+    const model = JSON.stringify(item.model)
+    switch (item.form) {
+      case 'spaced':
+        return `${head}, "model" : ${model} ,"choices":[{"delta":{"content":${content}}}]}`
+      case 'model-twice':
+        return `${head},"model":${model},"choices":[],"model":"other"}`
+      case 'escaped-key':
+        return `${head},"model":${model},"choices":[],"us\\u0061ge":{"x":1}}`
+      case 'nested':
+        return `${head},"choices":[{"model":${model}}]}`
+      case 'number':
+        return `${head},"model":7,"choices":[]}`
+      case 'raw':
+        return `${head},"model":${model},"choices":[{"delta":{"content":"${item.content.replace(/["\\]/g, '')}"}}]}`
+      default:
+        return `${head},"model":${model},"choices":[{"delta":{"content":${content}}}]}`
+    }
+  }
+
+  it('splices every event of a sequence as setStringMember does, byte for byte', () => {
+    fc.assert(
+      fc.property(
+        fc.array(event, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'a"b'),
+        (items, callName) => {
+          const splice = createMemberSplice('model', callName)
+          for (const item of items) {
+            const text = textOf(item)
+            expect(splice(text)).toBe(setStringMember(text, ['model'], callName))
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('returns the very text when the name is already the call name', () => {
+    const splice = createMemberSplice('model', 'gpt-4o-mini')
+    const text = '{"id":"x","model":"gpt-4o-mini","choices":[]}'
+    expect(splice(text)).toBe(text)
+    const next = '{"id":"x","model":"gpt-4o-mini","choices":[{"delta":{}}]}'
+    expect(splice(next)).toBe(next)
+  })
+})
+
+describe('hasUsageObject: the usage check of OpenAI passthrough chunks', () => {
+  const usagePattern =
+    /"(?:u|\\u0075)(?:s|\\u0073)(?:a|\\u0061)(?:g|\\u0067)(?:e|\\u0065)"\s*:\s*\{/
+  it('agrees with the pattern on any text', () => {
+    const piece = fc.constantFrom(
+      '"usage"',
+      '"usage":null',
+      '"usage":{',
+      '"usage" : \n{',
+      '"us\\u0061ge":{',
+      '"\\u0075sage": {',
+      '"usage":',
+      ' ',
+      ':',
+      '{',
+      '"',
+      'x',
+      '\\u',
+      '"usage":"{"',
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const text = pieces.join('')
+        expect(hasUsageObject(text)).toBe(usagePattern.test(text))
+      }),
+      { numRuns: 5000 },
+    )
+  })
 })

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
-import { setStringMember } from '../../internal/set-string-member'
+import { createMemberSplice } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
 import { serializeSse, wireText, withData } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
@@ -16,6 +16,28 @@ const usagePattern = /"(?:u|\\u0075)(?:s|\\u0073)(?:a|\\u0061)(?:g|\\u0067)(?:e|
 const errorPattern = /^\s*\{\s*"error"\s*:/
 
 /**
+ * Whether a chunk holds a usage object (`usagePattern`), by native searches for the plain spelling
+ * — every chunk of a stream that asked for usage carries `"usage":null` — and the pattern only
+ * when the text has an escape that could spell the name otherwise.
+ */
+export function hasUsageObject(data: string): boolean {
+  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 1)) {
+    let index = at + 7
+    while (isJsonSpace(data.charCodeAt(index))) index += 1
+    if (data.charCodeAt(index) !== 0x3a) continue
+    index += 1
+    while (isJsonSpace(data.charCodeAt(index))) index += 1
+    if (data.charCodeAt(index) === 0x7b) return true
+  }
+  return data.includes('\\u') && usagePattern.test(data)
+}
+
+/** The whitespace `\s` matches in the text of a JSON value outside strings. */
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09
+}
+
+/**
  * Passthrough for an OpenAI client of an OpenAI upstream: each event's data goes out as the
  * upstream wrote it, but for the `model` every chunk repeats, set to the call name (ADR 0019).
  * Only chunks carrying a usage object are parsed, to meter them; the usage-only chunk the gateway
@@ -28,6 +50,7 @@ export function openAIPassthroughStream(options: {
   callName: string
 }): SseTranslator {
   let usage: TokenUsage | undefined
+  const spliceModel = createMemberSplice('model', options.callName)
   return {
     push(upstream) {
       if (upstream.type === 'comment') return { frames: [serializeSse(upstream)] }
@@ -43,9 +66,9 @@ export function openAIPassthroughStream(options: {
           }),
         }
       }
-      const data = setStringMember(upstream.data, ['model'], options.callName)
+      const data = spliceModel(upstream.data)
       const message = withData(upstream, data)
-      if (usagePattern.test(data)) {
+      if (hasUsageObject(data)) {
         const parsed = parseJson(data)
         if (parsed.ok && isJsonObject(parsed.value)) {
           usage = readOpenAIUsage(parsed.value['usage']) ?? usage
