@@ -22,10 +22,12 @@
  * 1,000 streams) --transports fetch,node-fetch,undici-request,undici-fetch,canned (more gateway
  * targets) --profile (CPU profiles of the gateway in bench/results/profiles/) --breakdown
  * (in-process costs of single steps) --meter [--redis <url>] (the usage meter's latency)
- * --meter-only.
+ * --meter-only --tsx (serve src/ through tsx rather than bundles of it: see bundle-targets.ts).
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { availableParallelism, cpus, totalmem } from 'node:os'
+import { rmSync } from 'node:fs'
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
@@ -39,7 +41,8 @@ import {
   type Format,
   type Subject,
 } from './cases'
-import { startTarget, type Target } from './child'
+import { bundleGateway, bundleServerProcess } from './bundle-targets'
+import { startTarget, type Target, type TargetLaunch } from './child'
 import { measureCoreSize, type CoreSize } from './core-size'
 import { measureCosts, type Cost } from './cost-breakdown'
 import { measureFirstByte, type FirstByte } from './first-byte'
@@ -78,6 +81,7 @@ const { values: flags } = parseArgs({
     meter: { type: 'boolean', default: false },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
     'meter-only': { type: 'boolean', default: false },
+    tsx: { type: 'boolean', default: false },
   },
 })
 const quick = flags.quick
@@ -207,6 +211,18 @@ async function main(): Promise<void> {
     `The load generator, the mock upstream and the target share these ${availableParallelism()} cores: ratios and CPU per request are the figures to compare.\n`,
   )
 
+  // The targets as the package ships them (bundle-targets.ts), unless --tsx.
+  const bundles = flags.tsx ? undefined : await mkdtemp(join(tmpdir(), 'mg-bench-bundles-'))
+  if (bundles !== undefined) {
+    launch.entry = await bundleServerProcess(bundles)
+    process.once('exit', () => rmSync(bundles, { recursive: true, force: true }))
+  }
+  const gatewayOf = (dir: string, label: string) =>
+    bundles === undefined ? Promise.resolve(dir) : bundleGateway(dir, join(bundles, label))
+  const gatewaySource = await gatewayOf(sourceDir, 'gateway')
+  const baseSources = await Promise.all(
+    bases.map((base, index) => gatewayOf(base.dir, `base-${index}`)),
+  )
   const mock = await start(['mock'])
   const profile = flags.profile
     ? ['--cpu-prof', `--cpu-prof-dir=${new URL('profiles/', resultsDir).pathname}`]
@@ -215,11 +231,11 @@ async function main(): Promise<void> {
   const [relay, ...gateways] = await Promise.all([
     start(['relay', mock.url], [], nodePath),
     ...gatewayTransports.map((transport) =>
-      start(['gateway', mock.url, transport, sourceDir], profile, nodePath),
+      start(['gateway', mock.url, transport, gatewaySource], profile, nodePath),
     ),
   ])
   const baseTargets = await Promise.all(
-    bases.map((base) => start(['gateway', mock.url, 'cli', base.dir], profile, nodePath)),
+    baseSources.map((dir) => start(['gateway', mock.url, 'cli', dir], profile, nodePath)),
   )
   const relaySubject: Subject = {
     target: relay!,
@@ -458,8 +474,11 @@ function printSummary(
   console.log(formatTable(['figure', 'value'], lines))
 }
 
+/** How targets start: the bundled harness when there is one (`main` sets it). */
+const launch: TargetLaunch = {}
+
 async function start(args: string[], execArgv: string[] = [], execPath?: string): Promise<Target> {
-  const target = await startTarget(args, execArgv, execPath)
+  const target = await startTarget(args, execArgv, execPath, launch)
   running.add(target)
   return target
 }

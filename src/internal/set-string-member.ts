@@ -42,11 +42,31 @@ const letterEscape = /\\u00[67][0-9a-f]/i
  * cannot be shown: the full scan decides.
  */
 function spliceFirstMember(text: string, name: string, encoded: string): string | undefined {
-  const span = firstMemberSpan(text, `"${name}"`)
+  const span = firstMemberSpan(text, quotedSearch(name))
   if (span === undefined) return undefined
   if (span === 'not-a-string') return text
   if (text.slice(span.valueStart, span.valueEnd) === encoded) return text
   return text.slice(0, span.valueStart) + encoded + text.slice(span.valueEnd)
+}
+
+/** A search for a quoted name, `"model"`. */
+type QuotedSearch = { length: number; indexIn(text: string, from: number): number }
+
+/**
+ * `text.indexOf('"name"', from)`, searched by `name"`: V8 looks for a pattern's first character
+ * first, and in JSON `"` is everywhere, so each one found is a comparison; a letter is rarer.
+ */
+export function quotedSearch(name: string): QuotedSearch {
+  const tail = `${name}"`
+  return {
+    length: name.length + 2,
+    indexIn(text, from) {
+      for (let at = text.indexOf(tail, from + 1); at >= 0; at = text.indexOf(tail, at + 1)) {
+        if (text.charCodeAt(at - 1) === QUOTE) return at - 1
+      }
+      return -1
+    },
+  }
 }
 
 /** Where a top-level member's key ends and its string value starts and ends (past its quote). */
@@ -58,9 +78,9 @@ type MemberSpan = { keyEnd: number; valueStart: number; valueEnd: number }
  * `not-a-string` when its value is not a string (nothing to set); `undefined` when that cannot be
  * shown cheaply.
  */
-function firstMemberSpan(text: string, key: string): MemberSpan | 'not-a-string' | undefined {
-  const at = text.indexOf(key)
-  if (at < 0 || text.includes(key, at + key.length)) return undefined
+function firstMemberSpan(text: string, key: QuotedSearch): MemberSpan | 'not-a-string' | undefined {
+  const at = key.indexIn(text, 0)
+  if (at < 0 || key.indexIn(text, at + key.length) >= 0) return undefined
   if (text.includes('\\u') && letterEscape.test(text)) return undefined
   if (!isTopLevelKey(text, at)) return undefined
   let index = at + key.length
@@ -83,15 +103,17 @@ function firstMemberSpan(text: string, key: string): MemberSpan | 'not-a-string'
  * The result is `setStringMember`'s, byte for byte (property-tested).
  */
 export function createMemberSplice(name: string, value: string): (text: string) => string {
-  const key = `"${name}"`
+  const key = quotedSearch(name)
   const encoded = JSON.stringify(value)
   /** The last event's text up to its member's value, the key's end in it, and that text spliced. */
   let seen: { prefix: string; keyEnd: number; spliced: string } | undefined
   return (text) => {
     if (
       seen !== undefined &&
-      text.startsWith(seen.prefix) &&
-      !text.includes(key, seen.keyEnd) &&
+      // Not `startsWith`: V8's costs ~9 ns a character (~1 µs for an OpenAI chunk's prefix), a
+      // slice and `===` compare whole words.
+      text.slice(0, seen.prefix.length) === seen.prefix &&
+      key.indexIn(text, seen.keyEnd) < 0 &&
       !(text.includes('\\u') && letterEscape.test(text))
     ) {
       return seen.spliced === seen.prefix ? text : seen.spliced + text.slice(seen.prefix.length)

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
-import { createMemberSplice } from '../../internal/set-string-member'
+import { createMemberSplice, quotedSearch } from '../../internal/set-string-member'
 import type { SseTranslator } from '../../canonical/sse-translator'
 import { serializeSse, wireText, withData } from '../../sse/serialize'
 import type { TokenUsage } from '../../usage/usage-meter'
@@ -15,13 +15,15 @@ import { readOpenAIUsage } from './canonical-usage'
 const usagePattern = /"(?:u|\\u0075)(?:s|\\u0073)(?:a|\\u0061)(?:g|\\u0067)(?:e|\\u0065)"\s*:\s*\{/
 const errorPattern = /^\s*\{\s*"error"\s*:/
 
+const usageKey = quotedSearch('usage')
+
 /**
  * Whether a chunk holds a usage object (`usagePattern`), by native searches for the plain spelling
  * — every chunk of a stream that asked for usage carries `"usage":null` — and the pattern only
  * when the text has an escape that could spell the name otherwise.
  */
 export function hasUsageObject(data: string): boolean {
-  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 1)) {
+  for (let at = usageKey.indexIn(data, 0); at >= 0; at = usageKey.indexIn(data, at + 1)) {
     let index = at + 7
     while (isJsonSpace(data.charCodeAt(index))) index += 1
     if (data.charCodeAt(index) !== 0x3a) continue
