@@ -8,9 +8,22 @@ export function emptyUsage(): Usage {
 
 /** Overlays a later snapshot on an earlier one: reported fields win, unreported ones stay. */
 export function mergeUsage(earlier: Usage, later: Usage): Usage {
+  // Field by field, each present (maybe `undefined`): one object shape for every merge, where
+  // spreads and a filtered copy cost V8's generic paths on every usage event of a stream.
+  const before = earlier.input
+  const after = later.input
   return {
-    input: { ...earlier.input, ...definedOnly(later.input) },
-    output: { ...earlier.output, ...definedOnly(later.output) },
+    input: {
+      total: after.total ?? before.total,
+      uncached: after.uncached ?? before.uncached,
+      cacheRead: after.cacheRead ?? before.cacheRead,
+      cacheWrite: after.cacheWrite ?? before.cacheWrite,
+      cacheWrite1h: after.cacheWrite1h ?? before.cacheWrite1h,
+    },
+    output: {
+      total: later.output.total ?? earlier.output.total,
+      reasoning: later.output.reasoning ?? earlier.output.reasoning,
+    },
   }
 }
 
@@ -31,10 +44,4 @@ export function toTokenUsage(usage: Usage): TokenUsage | undefined {
     reasoningTokens: usage.output.reasoning ?? 0,
     totalTokens: (input ?? 0) + (output ?? 0),
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(value).filter(([, item]) => item !== undefined),
-  ) as Partial<T>
 }
