@@ -137,6 +137,7 @@ export function loadOptions(
 export async function verify(
   subject: Pick<Subject, 'target' | 'kind'>,
   format: Format,
+  timeoutMs = 10_000,
 ): Promise<void> {
   const request = requestFor(subject.kind, format)
   const base = subject.target.url
@@ -144,7 +145,7 @@ export async function verify(
     method: 'POST',
     headers: request.headers,
     body: request.body,
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   })
   const text = await response.text()
   const ok =
