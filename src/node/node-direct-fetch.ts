@@ -12,14 +12,17 @@ const nullBodyStatuses = new Set([204, 205, 304])
  * record, an answer read straight from the socket (ADR 0013), never a redirect (the gateway
  * follows none). Each URL is parsed into `http.request` options once, not once per call.
  */
-export function createDirectFetch(agentFor: (url: URL) => HttpAgent): DirectFetch {
+export function createDirectFetch(
+  agentFor: (url: URL) => HttpAgent,
+  ownAgent: (agent: HttpAgent) => boolean = () => false,
+): DirectFetch {
   const targets = new Map<string, DirectTarget>()
   return (url, init) => {
     let target = targets.get(url)
     if (target === undefined) {
       // An upstream's few URLs (one per operation, or per model for Gemini) are parsed once.
       if (targets.size >= maxDirectTargets) targets.clear()
-      target = directTarget(new URL(url), agentFor)
+      target = directTarget(new URL(url), agentFor, ownAgent)
       targets.set(url, target)
     }
     return sendDirect(target, init)
@@ -41,11 +44,19 @@ type DirectTarget = {
   }
   /** The `host` header, as Node writes it: IPv6 in brackets, the port unless the scheme's own. */
   host: string
+  /** The URL's credentials (`user:password`, decoded), for Node to send as it does. */
+  auth: string | undefined
   /** `Basic …` of the URL's credentials, as Node sends them, when it has any. */
   authorization: string | undefined
+  /** Whether the headers may go as a flat list: the agent is the gateway's own (`headerList`). */
+  listHeaders: boolean
 }
 
-function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget {
+function directTarget(
+  url: URL,
+  agentFor: (url: URL) => HttpAgent,
+  ownAgent: (agent: HttpAgent) => boolean,
+): DirectTarget {
   const https = url.protocol === 'https:'
   // As Node's own `urlToHttpOptions`: brackets off an IPv6 host, credentials decoded.
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
@@ -53,6 +64,7 @@ function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget
     url.username === '' && url.password === ''
       ? undefined
       : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  const agent = agentFor(url)
   return {
     request: https ? httpsRequest : httpRequest,
     options: {
@@ -60,10 +72,12 @@ function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget
       hostname,
       port: url.port === '' ? undefined : url.port,
       path: `${url.pathname}${url.search}`,
-      agent: agentFor(url),
+      agent,
     },
     host: url.host,
+    auth,
     authorization: auth === undefined ? undefined : `Basic ${Buffer.from(auth).toString('base64')}`,
+    listHeaders: ownAgent(agent),
   }
 }
 
@@ -72,6 +86,11 @@ function directTarget(url: URL, agentFor: (url: URL) => HttpAgent): DirectTarget
  * record, Node calls `setHeader` for each (a lower-casing, a validation and a store in a map of
  * its own) and then walks that map again to write them. With a list Node validates each header
  * once and adds neither `host` nor the URL's credentials, so they are added here, as Node would.
+ *
+ * Only with the gateway's own agents and no `host` of the call's own (`sendDirect`): an agent
+ * reads the stored headers a list leaves empty — Node's TLS agent names the server (SNI, the
+ * certificate's name) after a `host` header, and a custom agent (a proxy's) may set or rewrite
+ * headers in `addRequest`, after a list is already written.
  */
 function headerList(target: DirectTarget, headers: Record<string, string>, body: string): string[] {
   const list: string[] = []
@@ -95,6 +114,13 @@ function headerList(target: DirectTarget, headers: Record<string, string>, body:
   return list
 }
 
+/** The record with the body's length, and a type when it names none, for Node to send. */
+function withBody(headers: Record<string, string>, body: string): Record<string, string> {
+  headers['content-length'] = String(Buffer.byteLength(body))
+  headers['content-type'] ??= 'text/plain;charset=UTF-8'
+  return headers
+}
+
 /** One call of the gateway's own, answered as an `UpstreamAnswer` once the headers arrive. */
 function sendDirect(
   target: DirectTarget,
@@ -106,16 +132,25 @@ function sendDirect(
     let outgoing: ClientRequest
     try {
       const options = target.options
+      const headers = init.headers
       // One shape for every call's options (a spread would copy them through V8's generic path).
-      outgoing = target.request({
-        protocol: options.protocol,
-        hostname: options.hostname,
-        port: options.port,
-        path: options.path,
-        agent: options.agent,
-        method: init.method,
-        headers: headerList(target, init.headers, init.body),
-      })
+      outgoing =
+        target.listHeaders && headers['host'] === undefined // lookup-safe: a prototype-less record
+          ? target.request({
+              protocol: options.protocol,
+              hostname: options.hostname,
+              port: options.port,
+              path: options.path,
+              agent: options.agent,
+              method: init.method,
+              headers: headerList(target, headers, init.body),
+            })
+          : target.request({
+              ...options,
+              auth: target.auth,
+              method: init.method,
+              headers: withBody(headers, init.body),
+            })
     } catch (error) {
       reject(fetchFailed(error))
       return

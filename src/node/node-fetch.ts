@@ -70,6 +70,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   let httpsAgent = options.httpsAgent
   const agentFor = (url: URL): HttpAgent =>
     url.protocol === 'https:' ? (httpsAgent ??= new HttpsAgent(agentOptions)) : httpAgent
+  // A caller's agent (a proxy's, say) gets the headers as Node stores them (node-direct-fetch.ts).
+  const ownAgent = (agent: HttpAgent): boolean =>
+    agent === httpAgent ? options.httpAgent === undefined : options.httpsAgent === undefined
 
   const nodeFetch = async function nodeFetch(input: RequestInfo | URL, init: RequestInit = {}) {
     const target = await prepare(input, init)
@@ -89,7 +92,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   }
   // The gateway's own calls skip the WHATWG objects: a string body, a header record, an answer
   // read straight from the socket (ADR 0013). Never a redirect: the gateway follows none.
-  const direct = createDirectFetch(agentFor)
+  const direct = createDirectFetch(agentFor, ownAgent)
   return Object.assign(nodeFetch, { [upstreamAnswerKey]: direct })
 }
 

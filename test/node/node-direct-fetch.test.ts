@@ -1,4 +1,11 @@
-import { Agent, createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import {
+  Agent,
+  createServer,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type Server,
+} from 'node:http'
+import { Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDirectFetch } from '../../src/node/node-direct-fetch'
@@ -107,5 +114,60 @@ describe('createDirectFetch', () => {
     expect(seen[2]!.headers.host).toBe(`[::1]:${port}`)
     expect(seen[2]!.headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`)
     expect(seen.some((request) => request.url === '/d')).toBe(false)
+  })
+
+  it("leaves a caller's agent the headers as Node stores them, so it may add its own", async () => {
+    // A proxy agent sets or rewrites headers in addRequest, after a flat list would be written.
+    type AddRequest = (request: ClientRequest, options: object) => void
+    const agent = new Agent({ keepAlive: true }) as Agent & { addRequest: AddRequest }
+    const addRequest = agent.addRequest.bind(agent)
+    agent.addRequest = (request, options) => {
+      request.setHeader('x-proxy', 'seen')
+      addRequest(request, options)
+    }
+    const direct = createDirectFetch(() => agent)
+    seen.length = 0
+    const answer = await direct(`http://u:p@127.0.0.1:${port}/proxied`, {
+      method: 'POST',
+      headers: { 'x-one': '1' },
+      body: 'body',
+      signal: createLightAbort().signal,
+    })
+    expect(answer.status).toBe(200)
+    agent.destroy()
+    expect(seen[0]!.headers).toMatchObject({
+      'x-proxy': 'seen',
+      'x-one': '1',
+      'content-length': '4',
+      host: `127.0.0.1:${port}`,
+      authorization: `Basic ${Buffer.from('u:p').toString('base64')}`,
+    })
+  })
+
+  it('names the TLS server after a host header the call sets, as Node does', async () => {
+    const names: unknown[] = []
+    const agent = new HttpsAgent()
+    const record = (options: { servername?: unknown }, callback: (error: Error) => void) => {
+      names.push(options.servername)
+      callback(new Error('no TLS server here'))
+      return undefined
+    }
+    agent.createConnection = record as unknown as HttpsAgent['createConnection']
+    const direct = createDirectFetch(
+      () => agent,
+      () => true,
+    )
+    const send = (headers: Record<string, string>) =>
+      direct('https://127.0.0.1:9/v1/chat/completions', {
+        method: 'POST',
+        headers,
+        body: '{}',
+        signal: createLightAbort().signal,
+      })
+    await expect(send({ host: 'api.example.com' })).rejects.toThrow('fetch failed')
+    await expect(send({})).rejects.toThrow('fetch failed')
+    expect(names[0]).toBe('api.example.com')
+    // An address is no server name (RFC 6066): Node sends none.
+    expect(names[1]).toBe('')
   })
 })
