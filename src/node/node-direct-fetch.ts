@@ -95,19 +95,18 @@ function directTarget(
 function headerList(target: DirectTarget, headers: Record<string, string>, body: string): string[] {
   const list: string[] = []
   let hasType = false
-  let hasHost = false
   let hasAuthorization = false
   for (const name in headers) {
     // The body's length is the gateway's to state, whatever the record says.
     if (name === 'content-length') continue
     if (name === 'content-type') hasType = true
-    else if (name === 'host') hasHost = true
     else if (name === 'authorization') hasAuthorization = true
     list.push(name, headers[name]!) // lookup-safe: a key of the record's own, from for-in
   }
   if (!hasType) list.push('content-type', 'text/plain;charset=UTF-8')
   list.push('content-length', String(Buffer.byteLength(body)))
-  if (!hasHost) list.push('host', target.host)
+  // `sendDirect` sends a call with a host of its own as a record.
+  list.push('host', target.host)
   if (!hasAuthorization && target.authorization !== undefined) {
     list.push('authorization', target.authorization)
   }

@@ -1,9 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  createAnthropicStreamDecoder,
-  plainTextDelta,
-} from '../../../src/protocols/anthropic/stream-decode'
+import { plainTextDelta } from '../../../src/protocols/anthropic/plain-text-delta'
+import { createAnthropicStreamDecoder } from '../../../src/protocols/anthropic/stream-decode'
 
 const delta = (index: unknown, text: unknown) =>
   JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } })
