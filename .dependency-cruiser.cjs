@@ -62,6 +62,15 @@ module.exports = {
       to: {},
     },
     ...upward,
+    {
+      // The bridge (`toNodeHandler`, `createNodeFetch`, `serveGateway`) is what an embedding
+      // application imports; the CLI is built on it, never the other way round.
+      name: 'node-transport-below-cli',
+      comment: 'src/node/transport/ imports the CLI (src/node/cli/): the CLI sits on the bridge',
+      severity: 'error',
+      from: { path: '^src/node/transport/' },
+      to: { path: '^src/node/cli/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -50,7 +50,7 @@ export default defineConfig([
     // and CLI's modules import Node built-ins (test/console/console-size.test.ts walks its graph).
     entry: {
       'node/index': 'src/node/index.ts',
-      'node/cli': 'src/node/cli.ts',
+      'node/cli': 'src/node/cli/cli.ts',
       'console/index': 'src/console/index.ts',
     },
     format: ['esm'],

@@ -14,13 +14,14 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type BuildOptions } from 'esbuild'
+import { nodeSource } from './node-source'
 
 /** What `server-process.ts` imports from a gateway bundle. */
 export type GatewayBundle = {
   createGateway: typeof import('../src/gateway').createGateway
-  serveGateway: typeof import('../src/node/serve').serveGateway
-  createNodeFetch: typeof import('../src/node/node-fetch').createNodeFetch
-  formatRequestLog: typeof import('../src/node/request-log').formatRequestLog
+  serveGateway: typeof import('../src/node/transport/serve').serveGateway
+  createNodeFetch: typeof import('../src/node/transport/node-fetch').createNodeFetch
+  formatRequestLog: typeof import('../src/node/cli/request-log').formatRequestLog
   /** Absent in a checkout from before the CLI's log was batched. */
   createLineBatch?: (write: (text: string) => void) => { write(line: string): void }
 }
@@ -61,11 +62,11 @@ export async function bundleGateway(srcDir: string, dir: string): Promise<string
   const entry = join(dir, 'gateway-entry.ts')
   const lines = [
     `export { createGateway } from ${JSON.stringify(join(srcDir, 'gateway.ts'))}`,
-    `export { serveGateway } from ${JSON.stringify(join(srcDir, 'node/serve.ts'))}`,
-    `export { createNodeFetch } from ${JSON.stringify(join(srcDir, 'node/node-fetch.ts'))}`,
-    `export { formatRequestLog } from ${JSON.stringify(join(srcDir, 'node/request-log.ts'))}`,
+    `export { serveGateway } from ${JSON.stringify(nodeSource(srcDir, 'serve'))}`,
+    `export { createNodeFetch } from ${JSON.stringify(nodeSource(srcDir, 'node-fetch'))}`,
+    `export { formatRequestLog } from ${JSON.stringify(nodeSource(srcDir, 'request-log'))}`,
   ]
-  const lineBatch = join(srcDir, 'node/line-batch.ts')
+  const lineBatch = nodeSource(srcDir, 'line-batch')
   if (existsSync(lineBatch))
     lines.push(`export { createLineBatch } from ${JSON.stringify(lineBatch)}`)
   await writeFile(entry, `${lines.join('\n')}\n`)

@@ -8,6 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { burstFrames, burstKey, burstModel, clientIndexOf } from './burst-payloads'
+import { nodeSource } from './node-source'
 
 /** Messages to the parent. */
 export type BurstChildMessage =
@@ -56,14 +57,14 @@ async function startGateway(): Promise<string> {
     `${sourceDir}/gateway.ts`
   )) as typeof import('../src/gateway')
   const { serveGateway } = (await import(
-    `${sourceDir}/node/serve.ts`
-  )) as typeof import('../src/node/serve')
+    nodeSource(sourceDir!, 'serve')
+  )) as typeof import('../src/node/transport/serve')
   const { createNodeFetch } = (await import(
-    `${sourceDir}/node/node-fetch.ts`
-  )) as typeof import('../src/node/node-fetch')
+    nodeSource(sourceDir!, 'node-fetch')
+  )) as typeof import('../src/node/transport/node-fetch')
   const { formatRequestLog } = (await import(
-    `${sourceDir}/node/request-log.ts`
-  )) as typeof import('../src/node/request-log')
+    nodeSource(sourceDir!, 'request-log')
+  )) as typeof import('../src/node/cli/request-log')
   const gateway = createGateway({
     groups: [
       {

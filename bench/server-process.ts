@@ -15,6 +15,7 @@ import { promiseHooks } from 'node:v8'
 import { createBareRelay } from './bare-relay'
 import type { GatewayBundle } from './bundle-targets'
 import { createMockUpstream } from './mock-upstream'
+import { nodeSource } from './node-source'
 import { benchKey, benchModel, translatedModel } from './payloads'
 import type { TransportName } from './transports'
 
@@ -71,15 +72,15 @@ async function startGateway(): Promise<Served> {
 async function fromSource(src: string): Promise<GatewayBundle> {
   const { createGateway } = (await import(`${src}/gateway.ts`)) as typeof import('../src/gateway')
   const { serveGateway } = (await import(
-    `${src}/node/serve.ts`
-  )) as typeof import('../src/node/serve')
+    nodeSource(src, 'serve')
+  )) as typeof import('../src/node/transport/serve')
   const { createNodeFetch } = (await import(
-    `${src}/node/node-fetch.ts`
-  )) as typeof import('../src/node/node-fetch')
+    nodeSource(src, 'node-fetch')
+  )) as typeof import('../src/node/transport/node-fetch')
   const { formatRequestLog } = (await import(
-    `${src}/node/request-log.ts`
-  )) as typeof import('../src/node/request-log')
-  const batch = (await import(`${src}/node/line-batch.ts`).catch(() => undefined)) as
+    nodeSource(src, 'request-log')
+  )) as typeof import('../src/node/cli/request-log')
+  const batch = (await import(nodeSource(src, 'line-batch')).catch(() => undefined)) as
     Pick<GatewayBundle, 'createLineBatch'> | undefined
   return {
     createGateway,
@@ -92,7 +93,7 @@ async function fromSource(src: string): Promise<GatewayBundle> {
 
 /**
  * The CLI logs one line per request to stdout (here /dev/null): the same formatter, and the same
- * writer when the checkout has one (`src/node/line-batch.ts`), else `console.log` as the CLI did.
+ * writer when the checkout has one (`src/node/cli/line-batch.ts`), else `console.log` as the CLI did.
  */
 function cliRequestLog(gateway: GatewayBundle): (event: never) => void {
   const { formatRequestLog, createLineBatch } = gateway

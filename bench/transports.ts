@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import { Agent, fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici'
-import { createNodeFetch } from '../src/node/node-fetch'
+import { createNodeFetch } from '../src/node/transport/node-fetch'
 import { completionJson, streamFrames } from './payloads'
 
 /** The upstream transports the gateway is measured with. */

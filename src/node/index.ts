@@ -4,12 +4,12 @@
  *
  * @module
  */
-export { toNodeHandler } from './to-node-handler'
-export type { MountedHandler, NodeHandler } from './to-node-handler'
-export { serveGateway } from './serve'
-export type { ServeOptions, ServedGateway } from './serve'
-export { createNodeFetch } from './node-fetch'
-export { nodeHashKey } from './node-hash-key'
-export type { NodeFetchOptions } from './node-fetch'
-export { connectState, createGatewayWithState, readStateConfig } from './state'
-export type { ConnectedState, ConnectStateOptions } from './state'
+export { toNodeHandler } from './transport/to-node-handler'
+export type { MountedHandler, NodeHandler } from './transport/to-node-handler'
+export { serveGateway } from './transport/serve'
+export type { ServeOptions, ServedGateway } from './transport/serve'
+export { createNodeFetch } from './transport/node-fetch'
+export { nodeHashKey } from './transport/node-hash-key'
+export type { NodeFetchOptions } from './transport/node-fetch'
+export { connectState, createGatewayWithState, readStateConfig } from './cli/state'
+export type { ConnectedState, ConnectStateOptions } from './cli/state'

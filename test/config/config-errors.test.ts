@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findNearMisses, nearestKey } from '../../src/config/near-miss'
-import { readStateConfig } from '../../src/node/state'
+import { readStateConfig } from '../../src/node/cli/state'
 import { configError } from '../helpers/config-error'
 
 const key = 'sk-config-errors-0123456789'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createGateway } from '../../src/index'
 import { parseGatewayConfig } from '../../src/config/parse-config'
 import type { GatewayConfig } from '../../src/config/schema'
-import { readStateConfig } from '../../src/node/state'
+import { readStateConfig } from '../../src/node/cli/state'
 import { docSamples, type Sample } from './samples'
 
 /**

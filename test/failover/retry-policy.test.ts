@@ -7,7 +7,7 @@ import {
   type RequestEvent,
   type UsageRecord,
 } from '../../src/index'
-import { formatRequestLog } from '../../src/node/request-log'
+import { formatRequestLog } from '../../src/node/cli/request-log'
 import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstreams'
 import { keys } from '../helpers/gateway'
 import { callThrough, until } from './client-calls'

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { formatRequestLog } from '../../src/node/request-log'
+import { formatRequestLog } from '../../src/node/cli/request-log'
 import { buildGateway, gatewayUrl, keys, openAIClient } from '../helpers/gateway'
 import { chatCompletion, chatStreamFrames, createMockUpstream } from '../helpers/upstream'
 

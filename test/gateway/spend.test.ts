@@ -11,7 +11,7 @@ import {
   type GatewayHandler,
   type RequestEvent,
 } from '../../src/index'
-import { formatRequestLog } from '../../src/node/request-log'
+import { formatRequestLog } from '../../src/node/cli/request-log'
 import {
   anthropicApiKey,
   anthropicBaseUrl,

@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RequestEvent } from '../../src/index'
-import { formatRequestLog } from '../../src/node/request-log'
+import { formatRequestLog } from '../../src/node/cli/request-log'
 import {
   anthropicBaseUrl,
   anthropicHandlers,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { repoRoot } from './spawn-runtime'
 
-const cliPath = join(repoRoot, 'src/node/cli.ts')
+const cliPath = join(repoRoot, 'src/node/cli/cli.ts')
 
 function spawnCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], {

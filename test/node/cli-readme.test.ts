@@ -85,7 +85,7 @@ beforeAll(async () => {
   const bin = join(folder, 'model-gateway')
   writeFileSync(
     bin,
-    `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${join(repoRoot, 'src/node/cli.ts')}" "$@"\n`,
+    `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${join(repoRoot, 'src/node/cli/cli.ts')}" "$@"\n`,
   )
   chmodSync(bin, 0o755)
   writeFileSync(

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { parseCliArgs } from '../../src/node/cli-args'
+import { parseCliArgs } from '../../src/node/cli/cli-args'
 
 const repoRoot = new URL('../..', import.meta.url).pathname
 const children: ChildProcess[] = []
@@ -18,7 +18,7 @@ function runCli(
 ): Promise<{ code: number | null; stdout: string; stderr: string; output: () => string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'src/node/cli.ts'), ...args],
+    ['--import', 'tsx', join(repoRoot, 'src/node/cli/cli.ts'), ...args],
     {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isoTime } from '../../src/node/request-log'
+import { isoTime } from '../../src/node/cli/request-log'
 
 /** The range of a JavaScript `Date`, in milliseconds either side of the epoch. */
 const maxDate = 8.64e15

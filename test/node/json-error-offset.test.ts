@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { jsonErrorOffset } from '../../src/node/json-error-offset'
-import { ConfigFileError, parseConfigText } from '../../src/node/read-config-file'
+import { jsonErrorOffset } from '../../src/node/cli/json-error-offset'
+import { ConfigFileError, parseConfigText } from '../../src/node/cli/read-config-file'
 
 /** Valid JSON, then broken the ways hand-edited files break: a character put in, taken out, or the end cut off. */
 const brokenJson = fc

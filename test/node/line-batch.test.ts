@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLineBatch } from '../../src/node/line-batch'
+import { createLineBatch } from '../../src/node/cli/line-batch'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 

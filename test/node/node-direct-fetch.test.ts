@@ -8,7 +8,7 @@ import {
 import { Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDirectFetch } from '../../src/node/node-direct-fetch'
+import { createDirectFetch } from '../../src/node/transport/node-direct-fetch'
 import { createLightAbort } from '../../src/internal/call-signal'
 
 let server: Server

@@ -9,7 +9,7 @@ import { Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createNodeFetch } from '../../src/node/node-fetch'
+import { createNodeFetch } from '../../src/node/transport/node-fetch'
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: Buffer) => void
 

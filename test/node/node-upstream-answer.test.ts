@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { PassThrough } from 'node:stream'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toNodeBody } from '../../src/node/node-upstream-answer'
+import { toNodeBody } from '../../src/node/transport/node-upstream-answer'
 import { createSseReader } from '../../src/sse/sse-reader'
 import type { SseMessage } from '../../src/sse/sse-message'
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { createConsole, type ConsoleHandler } from '../console/create-console'
-import { createMemoryKeyAdmin, type MemoryKeyAdmin } from '../console/memory-key-admin'
-import type { GatewayHandler } from '../gateway'
-import { createMemoryUsageLedger, type MemoryUsageLedger } from '../usage/memory-usage-ledger'
+import { createConsole, type ConsoleHandler } from '../../console/create-console'
+import { createMemoryKeyAdmin, type MemoryKeyAdmin } from '../../console/memory-key-admin'
+import type { GatewayHandler } from '../../gateway'
+import { createMemoryUsageLedger, type MemoryUsageLedger } from '../../usage/memory-usage-ledger'
 import type { ConnectedState } from './state'
 
 /** The variable the demo config's `console.adminTokens` reads. */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { GatewayFetch } from '../gateway'
+import type { GatewayFetch } from '../../gateway'
 import { toNodeHandler, type MountedHandler } from './to-node-handler'
 
 /** Where to listen, and how long a client may take to send its request. */

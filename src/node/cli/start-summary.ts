@@ -1,7 +1,7 @@
-import { maskKey } from '../auth/mask-key'
-import { expandEnv } from '../config/expand-env'
-import type { StateConfig } from '../config/schema'
-import { describeFailurePolicy, resolveFailurePolicy } from '../redis/local-fallback'
+import { maskKey } from '../../auth/mask-key'
+import { expandEnv } from '../../config/expand-env'
+import type { StateConfig } from '../../config/schema'
+import { describeFailurePolicy, resolveFailurePolicy } from '../../redis/local-fallback'
 import { redactUrl } from './redact-url'
 import type { ConnectedState } from './state'
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
-import { tooLarge } from '../http/read-body'
-import type { ClientSignal, GatewayRequest, RequestHeaders } from '../http/gateway-request'
-import { ClientGoneError } from '../upstream/classify-failure'
+import { tooLarge } from '../../http/read-body'
+import type { ClientSignal, GatewayRequest, RequestHeaders } from '../../http/gateway-request'
+import { ClientGoneError } from '../../upstream/classify-failure'
 
 /** A Node request as Express hands it over: `originalUrl` under a mount, `body` once parsed. */
 export type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown }

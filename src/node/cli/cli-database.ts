@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import type { PostgresOptions } from '../postgres/client'
+import type { PostgresOptions } from '../../postgres/client'
 import { openPostgresPool } from './postgres-pool'
 import { readConfigFile } from './read-config-file'
 import { readStateConfig } from './state'

@@ -1,4 +1,4 @@
-import type { RedisScriptClient } from '../redis/redis-client'
+import type { RedisScriptClient } from '../../redis/redis-client'
 
 /** The slice of node-redis model-gateway uses, so that the driver stays an optional dependency. */
 export type NodeRedisClient = {

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { upstreamAnswerKey } from '../upstream/upstream-answer'
+import { upstreamAnswerKey } from '../../upstream/upstream-answer'
 import { abortReason, createDirectFetch, fetchFailed, watchCall } from './node-direct-fetch'
 import {
   toIncomingBody,

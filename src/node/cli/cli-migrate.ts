@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { migrate } from '../postgres/migrate'
+import { migrate } from '../../postgres/migrate'
 import { databaseOptions, databaseUsage, openCommandDatabase, UsageError } from './cli-database'
 
 /** Usage of `model-gateway migrate`. */

@@ -1,7 +1,7 @@
-import type { KeyLimits, MoneyBudget } from '../auth/key-store'
-import { sumTotals, type KeyUsageReport, type UsageTotals } from '../postgres/key-usage'
-import type { StoredKey } from '../postgres/stored-key'
-import { formatUsd } from '../pricing/price-units'
+import type { KeyLimits, MoneyBudget } from '../../auth/key-store'
+import { sumTotals, type KeyUsageReport, type UsageTotals } from '../../postgres/key-usage'
+import type { StoredKey } from '../../postgres/stored-key'
+import { formatUsd } from '../../pricing/price-units'
 import { formatTable } from './cli-table'
 
 /** A stored key for `--json`: every field present, `null` when unset, dates in ISO 8601. */

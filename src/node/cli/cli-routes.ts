@@ -1,13 +1,13 @@
-import { coreOf } from '../gateway-core'
-import type { GatewayHandler } from '../gateway'
-import { createProbes } from '../observability/probes'
-import { createMetricsRoute } from '../observability/prometheus/metrics-route'
+import { coreOf } from '../../gateway-core'
+import type { GatewayHandler } from '../../gateway'
+import { createProbes } from '../../observability/probes'
+import { createMetricsRoute } from '../../observability/prometheus/metrics-route'
 import {
   createPrometheusMetrics,
   type PrometheusMetrics,
-} from '../observability/prometheus/prometheus-metrics'
+} from '../../observability/prometheus/prometheus-metrics'
 import type { ConnectedState } from './state'
-import type { MountedHandler } from './to-node-handler'
+import type { MountedHandler } from '../transport/to-node-handler'
 
 /** The Prometheus metrics of a config with a `metrics` section, made before its gateway. */
 export function planMetrics(config: { metrics?: unknown }): PrometheusMetrics | undefined {

@@ -1,6 +1,6 @@
-import type { PgPoolLike } from '../postgres/pg-listener'
-import type { PostgresClient } from '../postgres/client'
-import { describeError } from '../postgres/loud-log'
+import type { PgPoolLike } from '../../postgres/pg-listener'
+import type { PostgresClient } from '../../postgres/client'
+import { describeError } from '../../postgres/loud-log'
 
 /** A `pg` pool, as model-gateway uses it. */
 export type PostgresPool = PostgresClient & PgPoolLike & { end(): Promise<void> }

@@ -1,8 +1,8 @@
-import { logField } from '../observability/log-field'
-import type { RequestEvent } from '../observability/request-event'
-import type { UpstreamAttempt } from '../usage/upstream-attempt'
-import { formatUsd, usdToNano } from '../pricing/price-units'
-import type { BudgetAlert } from '../usage/budget-alert'
+import { logField } from '../../observability/log-field'
+import type { RequestEvent } from '../../observability/request-event'
+import type { UpstreamAttempt } from '../../usage/upstream-attempt'
+import { formatUsd, usdToNano } from '../../pricing/price-units'
+import type { BudgetAlert } from '../../usage/budget-alert'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked

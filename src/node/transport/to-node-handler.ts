@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { GatewayFetch } from '../gateway'
-import { coreOf, type GatewayCore } from '../gateway-core'
+import type { GatewayFetch } from '../../gateway'
+import { coreOf, type GatewayCore } from '../../gateway-core'
 import { nodeHashKey } from './node-hash-key'
 import { ClientGone, toGatewayRequest, toWebRequest } from './node-request'
 import { writeAnswer } from './write-answer'

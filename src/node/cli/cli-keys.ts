@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
-import type { KeyLimits } from '../auth/key-store'
-import { createKey, getKey, listKeys, revokeKey, updateKey } from '../postgres/key-admin'
-import type { CreateKeyInput, UpdateKeyInput } from '../postgres/key-input'
-import { keyUsage } from '../postgres/key-usage'
-import type { StoredKey } from '../postgres/stored-key'
+import type { KeyLimits } from '../../auth/key-store'
+import { createKey, getKey, listKeys, revokeKey, updateKey } from '../../postgres/key-admin'
+import type { CreateKeyInput, UpdateKeyInput } from '../../postgres/key-input'
+import { keyUsage } from '../../postgres/key-usage'
+import type { StoredKey } from '../../postgres/stored-key'
 import {
   databaseOptions,
   databaseUsage,

@@ -1,8 +1,8 @@
 import type { Agent as HttpAgent, ClientRequest } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { CallSignal } from '../internal/call-signal'
-import type { DirectFetch, UpstreamAnswer } from '../upstream/upstream-answer'
+import type { CallSignal } from '../../internal/call-signal'
+import type { DirectFetch, UpstreamAnswer } from '../../upstream/upstream-answer'
 import { toNodeBody, toUpstreamAnswer, type NodeBody } from './node-upstream-answer'
 
 const nullBodyStatuses = new Set([204, 205, 304])

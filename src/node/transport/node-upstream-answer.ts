@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { ChunkSource, UpstreamAnswer } from '../upstream/upstream-answer'
+import type { ChunkSource, UpstreamAnswer } from '../../upstream/upstream-answer'
 import { decode, type IncomingBodyHooks } from './node-fetch-body'
 
 /** Bytes queued before the socket is paused: backpressure reaches the upstream. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
-import { organisationUsage, type OrganisationUsageReport } from '../postgres/org-usage'
-import { formatUsd } from '../pricing/price-units'
+import { organisationUsage, type OrganisationUsageReport } from '../../postgres/org-usage'
+import { formatUsd } from '../../pricing/price-units'
 import { databaseOptions, databaseUsage, openCommandDatabase, UsageError } from './cli-database'
 import { readDay } from './cli-keys'
 import { spendTable, spendText } from './cli-keys-format'

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import type { AnswerStream, GatewayAnswer } from '../http/gateway-answer'
+import type { AnswerStream, GatewayAnswer } from '../../http/gateway-answer'
 
 /**
  * Writes a gateway answer to a Node response with as few writes as Node allows: a text body goes

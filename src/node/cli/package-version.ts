@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 /**
  * The version of the installed model-gateway: read from the nearest `package.json` named
  * `model-gateway` above this module, wherever the build put it (`dist/node/cli.js`, a shared
- * chunk in `dist/`, or `src/node/` when run from source).
+ * chunk in `dist/`, or `src/node/cli/` when run from source).
  */
 export function packageVersion(from: string = import.meta.url): string {
   let folder = dirname(fileURLToPath(from))
