@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest'
+import { matchRoute } from '../../src/http/match-route'
+
+describe('matchRoute', () => {
+  it.each([
+    ['/v1/chat/completions', 'POST', 'chat.completions', 'openai'],
+    ['/chat/completions', 'POST', 'chat.completions', 'openai'],
+    ['/v1/messages', 'POST', 'messages', 'anthropic'],
+    ['/v1/messages/count_tokens', 'POST', 'count_tokens', 'anthropic'],
+    ['/v1/models', 'GET', 'models', 'header'],
+    ['/models', 'GET', 'models', 'header'],
+    ['/v1/usage', 'GET', 'usage', 'header'],
+    ['/v1/responses', 'POST', 'responses', 'responses'],
+    ['/responses', 'POST', 'responses', 'responses'],
+    ['/v1/embeddings', 'POST', 'embeddings', 'openai'],
+    ['/embeddings', 'POST', 'embeddings', 'openai'],
+    ['/v1beta/models', 'GET', 'gemini.models', 'gemini'],
+  ])('%s %s is %s, answering errors as %s', (path, method, name, errors) => {
+    expect(matchRoute(path, method)).toEqual({ kind: 'route', name, errors })
+  })
+
+  it('ignores one trailing slash, and HEAD is GET', () => {
+    expect(matchRoute('/v1/chat/completions/', 'POST')).toMatchObject({ name: 'chat.completions' })
+    expect(matchRoute('/v1/models', 'HEAD')).toEqual({
+      kind: 'route',
+      name: 'models',
+      errors: 'header',
+    })
+    expect(matchRoute('/', 'GET')).toEqual({ kind: 'unknown' })
+  })
+
+  it('answers a wrong method with what the route allows', () => {
+    expect(matchRoute('/v1/chat/completions', 'GET')).toEqual({
+      kind: 'wrong-method',
+      name: 'chat.completions',
+      errors: 'openai',
+      allow: 'POST',
+    })
+    expect(matchRoute('/v1/models', 'POST')).toEqual({
+      kind: 'wrong-method',
+      name: 'models',
+      errors: 'header',
+      allow: 'GET, HEAD',
+    })
+    expect(matchRoute('/v1beta/models/gemini-pro:generateContent', 'GET')).toEqual({
+      kind: 'wrong-method',
+      name: 'gemini.generate',
+      errors: 'gemini',
+      allow: 'POST',
+    })
+    expect(matchRoute('/v1/responses/resp_1', 'DELETE')).toMatchObject({
+      kind: 'wrong-method',
+      name: 'responses.get',
+      allow: 'GET, HEAD',
+    })
+  })
+
+  it.each([
+    ['generateContent', 'gemini.generate'],
+    ['streamGenerateContent', 'gemini.stream'],
+    ['countTokens', 'gemini.count_tokens'],
+    ['embedContent', 'gemini.embed'],
+    ['batchEmbedContents', 'gemini.batch_embed'],
+  ])('reads the Gemini action %s, the model from the path', (action, name) => {
+    expect(matchRoute(`/v1beta/models/gemini-2.5-flash:${action}`, 'POST')).toEqual({
+      kind: 'route',
+      name,
+      errors: 'gemini',
+      model: 'gemini-2.5-flash',
+    })
+  })
+
+  it('decodes the Gemini model, so a group pin works raw or as %2F, and splits at the last colon', () => {
+    for (const path of ['/v1beta/models/g/gem:generateContent', '/v1beta/models/g%2Fgem:generateContent']) {
+      expect(matchRoute(path, 'POST')).toMatchObject({ name: 'gemini.generate', model: 'g/gem' })
+    }
+    expect(matchRoute('/v1beta/models/a:b:countTokens', 'POST')).toMatchObject({
+      name: 'gemini.count_tokens',
+      model: 'a:b',
+    })
+    expect(matchRoute('/v1beta/models/models%2Fx%3AgenerateContent', 'POST')).toMatchObject({
+      name: 'gemini.generate',
+      model: 'models/x',
+    })
+    expect(matchRoute('/v1beta/models/gemini-pro', 'GET')).toEqual({
+      kind: 'route',
+      name: 'gemini.model',
+      errors: 'gemini',
+      model: 'gemini-pro',
+    })
+    expect(matchRoute('/v1beta/models/g%2Fgemini-pro/', 'HEAD')).toMatchObject({
+      name: 'gemini.model',
+      model: 'g/gemini-pro',
+    })
+  })
+
+  it.each([
+    '/v1beta/models/x:toString',
+    '/v1beta/models/x:constructor',
+    '/v1beta/models/x:__proto__',
+    '/v1beta/models/:generateContent',
+    '/v1beta/models/%E0%A4%A',
+    '/v1beta/modelsx',
+    '/toString',
+    '/__proto__',
+    '/v1/chat/completions/extra',
+    '/v1/responses/a%2Fb',
+    '/v2/responses/abc',
+    '/v1/chat/completions?x=1',
+  ])('%s is no route', (path) => {
+    expect(matchRoute(path, 'POST')).toEqual({ kind: 'unknown' })
+  })
+
+  it('reads a stored response id, with or without /v1', () => {
+    for (const path of ['/v1/responses/resp_A-1', '/responses/resp_A-1']) {
+      expect(matchRoute(path, 'GET')).toEqual({
+        kind: 'route',
+        name: 'responses.get',
+        errors: 'responses',
+        id: 'resp_A-1',
+      })
+    }
+  })
+})
