@@ -20,6 +20,7 @@ import { crossFieldChecks } from './cross-checks'
 import { buildSpendSchemas } from './spend-schema'
 import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
+import type { CallInterceptor } from '../intercept/call-interceptor'
 
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
@@ -115,6 +116,19 @@ function buildConfigSchemas() {
       now: z.optional(fn<() => number>('a clock')),
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+      /** Code around every upstream call, in order: it may answer first, and sees each answer. */
+      interceptors: z.optional(
+        z.array(
+          z.custom<CallInterceptor>(
+            (value) =>
+              typeof value === 'object' &&
+              value !== null &&
+              typeof (value as { name?: unknown }).name === 'string' &&
+              (hasFunction(value, 'before') || hasFunction(value, 'settled')),
+            'expected a CallInterceptor: a name, and a before or settled function',
+          ),
+        ),
+      ),
       /** OpenTelemetry spans and metrics (`@opentelemetry/api`, loaded only when set). */
       telemetry: z.optional(telemetrySchema()),
       /** Called once per period when a key's spend crosses a budget's `alertAt`. */

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import {
   parseClientJson,
   readModelField,
@@ -23,6 +23,7 @@ import type { CommonPlan } from '../relay/call-plan'
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
@@ -32,7 +33,7 @@ import { type GatewayAnswer } from '../http/gateway-answer'
  */
 export async function handleChatCompletions(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
@@ -46,7 +47,7 @@ export async function handleChatCompletions(
     protocol: 'openai',
     body,
   })
-  return relayCall(runtime, scope, scope.key!, routed, (common) =>
+  return relayCall(runtime, scope, routed, (common) =>
     common.provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, json, body, common)
       : translatedPlan(
@@ -61,7 +62,7 @@ export async function handleChatCompletions(
 
 function passthroughPlan(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   json: ClientJson,
   body: OpenAIChatRequest,
   common: CommonPlan,
@@ -103,3 +104,17 @@ function openAIRequestForTranslation(body: OpenAIChatRequest) {
   }
   return decodeOpenAIRequest(body)
 }
+
+/**
+ * `POST /v1/chat/completions`, also without `/v1`: the openai SDK given a base URL that lacks it
+ * calls `/chat/completions`.
+ */
+export const chatCompletionsRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'chat.completions',
+    method: 'POST',
+    paths: ['/v1/chat/completions', '/chat/completions'],
+    errors: 'openai',
+    handler: handleChatCompletions,
+  },
+]

@@ -1,6 +1,6 @@
 import { toTokenUsage } from '../canonical/usage'
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
 import { validateBody } from '../http/validate-body'
 import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
@@ -18,9 +18,10 @@ import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-ca
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /** The call name in a Gemini path; clients may write it `models/<name>`. */
-export function geminiCallName(scope: RequestScope): string {
+export function geminiCallName(scope: AuthedScope): string {
   return (scope.pathModel ?? '').replace(/^models\//, '')
 }
 
@@ -35,7 +36,7 @@ export function geminiCallName(scope: RequestScope): string {
  */
 export async function handleGeminiGenerate(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   stream: boolean,
 ): Promise<GatewayAnswer> {
   if (stream && scope.url.searchParams.get('alt') !== 'sse') {
@@ -63,7 +64,7 @@ export async function handleGeminiGenerate(
     protocol: 'gemini',
     body,
   })
-  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
+  return relayCall(runtime, scope, routed, (common): CallPlan =>
     common.provider.protocol === 'gemini'
       ? {
           ...common,
@@ -89,3 +90,21 @@ export async function handleGeminiGenerate(
         ),
   )
 }
+
+/** Gemini's `:generateContent` and `:streamGenerateContent`. */
+export const geminiGenerateRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'gemini.generate',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:generateContent'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiGenerate(runtime, scope, false),
+  },
+  {
+    name: 'gemini.stream',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:streamGenerateContent'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiGenerate(runtime, scope, true),
+  },
+]

@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../auth/key-store'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { renderAnthropicModelList } from '../protocols/anthropic/models-list'
 import { renderOpenAIModelList } from '../protocols/openai/models-list'
 import { modelEntryProfile } from '../models/match-profile'
@@ -7,6 +7,7 @@ import { keyMayUseGroup } from '../routing/resolve-route'
 import { type GatewayAnswer } from '../http/gateway-answer'
 import type { ListedModel } from '../pricing/listed-price'
 import { routePricing } from '../relay/route-price'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the
@@ -16,9 +17,9 @@ import { routePricing } from '../relay/route-price'
  */
 export async function handleListModels(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
-  const all = await listModelsForKey(runtime, scope.key!)
+  const all = await listModelsForKey(runtime, scope.key)
   if (scope.request.headers.has('anthropic-version')) {
     const createdAt = new Date(runtime.createdAt * 1000).toISOString()
     return renderAnthropicModelList(all, scope.url.searchParams, createdAt)
@@ -55,3 +56,14 @@ export async function listModelsForKey(
   }
   return [...models, ...pinned]
 }
+
+/** `GET /v1/models` (also `/models`, for a base URL without `/v1`), in the shape the headers ask for. */
+export const listModelsRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'models',
+    method: 'GET',
+    paths: ['/v1/models', '/models'],
+    errors: 'header',
+    handler: handleListModels,
+  },
+]

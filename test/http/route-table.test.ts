@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { matchRoute } from '../../src/http/match-route'
+import { builtInRoutes } from '../../src/handlers/built-in-routes'
+import { compileRoutes, type RouteMatch } from '../../src/http/route-table'
 
-describe('matchRoute', () => {
+const table = compileRoutes(builtInRoutes)
+
+/** A match as names and shapes, the route definition left out. */
+function matchRoute(path: string, method: string) {
+  const match: RouteMatch = table.match(path, method)
+  if (match.kind === 'unknown') return match
+  const { route, ...rest } = match
+  return { ...rest, name: route.name, errors: route.errors }
+}
+
+describe('the built-in route table', () => {
   it.each([
     ['/v1/chat/completions', 'POST', 'chat.completions', 'openai'],
     ['/chat/completions', 'POST', 'chat.completions', 'openai'],
