@@ -22,6 +22,13 @@ import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-s
 import type { BudgetAlert } from '../usage/budget-alert'
 import type { CallInterceptor } from '../intercept/call-interceptor'
 
+/** A call interceptor's shape, as far as a config check can see it. */
+const isInterceptor = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { name?: unknown }).name === 'string' &&
+  (hasFunction(value, 'before') || hasFunction(value, 'settled'))
+
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
 
@@ -118,15 +125,9 @@ function buildConfigSchemas() {
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
       /** Code around every upstream call, in order: it may answer first, and sees each answer. */
       interceptors: z.optional(
-        z.array(
-          z.custom<CallInterceptor>(
-            (value) =>
-              typeof value === 'object' &&
-              value !== null &&
-              typeof (value as { name?: unknown }).name === 'string' &&
-              (hasFunction(value, 'before') || hasFunction(value, 'settled')),
-            'expected a CallInterceptor: a name, and a before or settled function',
-          ),
+        z.custom<readonly CallInterceptor[]>(
+          (value) => Array.isArray(value) && value.every(isInterceptor),
+          'expected an array of CallInterceptor objects, each with a name and a before or settled function',
         ),
       ),
       /** OpenTelemetry spans and metrics (`@opentelemetry/api`, loaded only when set). */

@@ -26,7 +26,7 @@ import { type GatewayAnswer } from '../http/gateway-answer'
 import type { RouteDefinition } from './route-definition'
 
 /**
- * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
+ * `POST /v1/chat/completions`. To an `openai` group this is passthrough:
  * the client's body goes upstream with only `model` rewritten (and `stream_options.include_usage`
  * added on streams, to meter them). To an `anthropic` group the request, the answer and the
  * stream are translated through the canonical form.
@@ -93,7 +93,8 @@ function passthroughPlan(
 function openAIRequestForTranslation(body: OpenAIChatRequest) {
   const n = (body as { n?: unknown }).n
   if (typeof n === 'number' && n > 1) {
-    // The gateway answers one choice on translated paths; fanning out would multiply cost (GEN-06).
+    // The gateway answers one choice on translated paths: fanning one request out into `n` upstream
+    // calls would multiply its cost behind the key's back.
     throw new GatewayError(
       'invalid_request',
       'This model answers one choice at a time: `n` must be 1.',

@@ -17,10 +17,10 @@ import { jsonContentType, textAnswer, type GatewayAnswer } from '../http/gateway
 import type { RouteDefinition } from './route-definition'
 
 /**
- * `POST /v1/messages/count_tokens` (spec §4 rule 1, §7), also with `?beta=true`. On an `anthropic`
- * group it is forwarded upstream and answers `{"input_tokens": N}`. On any other group it answers
- * 404 `not_found_error`: a local decision made before any upstream call, so it can never count as
- * an upstream failure (gateway-landscape §D.5). Counting uses no tokens, so it is not metered.
+ * `POST /v1/messages/count_tokens`, also with `?beta=true`. On an `anthropic` group it is
+ * forwarded upstream and answers `{"input_tokens": N}`. On any other group it answers 404
+ * `not_found_error`: a local decision made before any upstream call, so it can never count as an
+ * upstream failure, nor open a circuit. Counting uses no tokens, so it is not metered.
  */
 export async function handleCountTokens(
   runtime: GatewayRuntime,

@@ -26,9 +26,9 @@ import type { RouteDefinition } from './route-definition'
  * `POST /v1beta/models/{model}:countTokens`, with `{contents}` or `{generateContentRequest}`.
  * - On a `gemini` group it is forwarded and answers `{"totalTokens": N}`.
  * - On an `anthropic` group it is translated to count_tokens (system and tools included) and
- *   answers `{"totalTokens": input_tokens}` (checklist CT-X).
- * - On an `openai` group it answers 404 `NOT_FOUND`, as count_tokens does (spec §4 rule 1), decided
- *   before any upstream call. Counting is not metered.
+ *   answers `{"totalTokens": input_tokens}`.
+ * - On an `openai` group it answers 404 `NOT_FOUND`, as count_tokens does (OpenAI has no token
+ *   counting endpoint), decided before any upstream call. Counting is not metered.
  */
 export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,

@@ -31,7 +31,8 @@ export function geminiCallName(scope: AuthedScope): string {
  * this is passthrough: the body goes upstream untouched, since Gemini names the model in the URL.
  * To any other group the request, the answer and the stream are translated.
  *
- * Without `alt=sse`, Google streams one JSON array; the gateway answers 400 and says so (RT-04):
+ * Without `alt=sse`, Google streams one JSON array; the gateway answers 400 and says so rather than
+ * invent that format:
  * every official SDK asks for SSE.
  */
 export async function handleGeminiGenerate(

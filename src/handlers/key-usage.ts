@@ -9,7 +9,7 @@ import { budgetsOf, isMoneyState, spendOf } from './key-spend'
 import type { RouteDefinition } from './route-definition'
 
 /**
- * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage, spend and limits, and nothing
+ * `GET /v1/usage`: the calling key's own usage, spend and limits, and nothing
  * about other keys. The limits come from the meter, so with a shared meter they are the fleet's,
  * not this instance's. `spend` is what the key's requests cost in USD (in all, today, this month)
  * and `budget` its money budgets; `daily` rows carry their cost. Besides our own structure it

@@ -10,9 +10,9 @@ import { routePricing } from '../relay/route-price'
 import type { RouteDefinition } from './route-definition'
 
 /**
- * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the
+ * `GET /v1/models`: only the models the calling key may use, as call names. Both the
  * openai and the Anthropic SDK call this path, so a request with an `anthropic-version` header gets
- * Anthropic's shape (checklist RT-07). Codex sends `client_version` and gets an empty catalogue of
+ * Anthropic's shape, which the Anthropic SDK's `models.list` reads. Codex sends `client_version` and gets an empty catalogue of
  * its own beside the list, so that it uses the model metadata it ships with.
  */
 export async function handleListModels(

@@ -22,7 +22,7 @@ import type { RouteDefinition } from './route-definition'
 export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta'] as const
 
 /**
- * `POST /v1/messages` (spec §2.3), also with `?beta=true` (the query never affects routing). To an
+ * `POST /v1/messages`, also with `?beta=true` (the query never affects routing). To an
  * `anthropic` group this is passthrough: the body goes upstream with only `model` rewritten, with
  * the client's `anthropic-version` and `anthropic-beta`. To an `openai` group the request, the
  * answer and the stream are translated through the canonical form.

@@ -30,7 +30,10 @@ import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
 import type { RouteDefinition } from './route-definition'
 
-/** The response header naming built-in tools a translated upstream could not serve (RESP-TOOL-04). */
+/**
+ * The response header naming the built-in tools (web search, file search…) a translated upstream
+ * could not serve and the request went without.
+ */
 export const droppedToolsHeader = 'x-gateway-dropped-tools'
 
 /**

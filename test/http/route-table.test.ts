@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { builtInRoutes } from '../../src/handlers/built-in-routes'
+import { GatewayError } from '../../src/errors'
+import { jsonAnswer } from '../../src/http/gateway-answer'
 import { compileRoutes, type RouteMatch } from '../../src/http/route-table'
+import { renderError } from '../../src/protocols/render-error'
 
 const table = compileRoutes(builtInRoutes)
 
@@ -82,7 +85,10 @@ describe('the built-in route table', () => {
   })
 
   it('decodes the Gemini model, so a group pin works raw or as %2F, and splits at the last colon', () => {
-    for (const path of ['/v1beta/models/g/gem:generateContent', '/v1beta/models/g%2Fgem:generateContent']) {
+    for (const path of [
+      '/v1beta/models/g/gem:generateContent',
+      '/v1beta/models/g%2Fgem:generateContent',
+    ]) {
       expect(matchRoute(path, 'POST')).toMatchObject({ name: 'gemini.generate', model: 'g/gem' })
     }
     expect(matchRoute('/v1beta/models/a:b:countTokens', 'POST')).toMatchObject({
@@ -131,5 +137,56 @@ describe('the built-in route table', () => {
         id: 'resp_A-1',
       })
     }
+  })
+})
+
+describe('compileRoutes', () => {
+  const spec = (name: string, method: string, paths: string[]) =>
+    ({ name, method, paths, errors: 'openai' }) as const
+
+  it('serves several methods on one path, and lists them all in Allow', () => {
+    const routes = compileRoutes([
+      spec('mcp', 'POST', ['/mcp', '/mcp/{id}']),
+      spec('mcp.end', 'DELETE', ['/mcp', '/mcp/{id}']),
+    ])
+    expect(routes.match('/mcp', 'DELETE')).toMatchObject({
+      kind: 'route',
+      route: { name: 'mcp.end' },
+    })
+    expect(routes.match('/mcp/github', 'POST')).toMatchObject({
+      route: { name: 'mcp' },
+      id: 'github',
+    })
+    expect(routes.match('/mcp/github', 'GET')).toMatchObject({
+      kind: 'wrong-method',
+      allow: 'POST, DELETE',
+    })
+  })
+
+  it('refuses what it could not match as written', () => {
+    expect(() => compileRoutes([spec('a', 'GET', ['/x']), spec('b', 'GET', ['/x'])])).toThrow(
+      /Two routes/,
+    )
+    expect(() => compileRoutes([spec('a', 'GET', ['/x/{name}'])])).toThrow(/Unsupported/)
+    expect(() => compileRoutes([spec('a', 'GET', ['/x/{id}:run'])])).toThrow(/takes no action/)
+    expect(() =>
+      compileRoutes([spec('a', 'GET', ['/x/{id}']), spec('b', 'GET', ['/x/{model}:go'])]),
+    ).toThrow(/Two parameter kinds/)
+    expect(() => compileRoutes([spec('a', 'GET', ['/x/'])])).toThrow(/not end/)
+  })
+
+  it('renders the errors of a route with its own renderer', () => {
+    const answer = renderError(
+      (error, requestId) =>
+        jsonAnswer({ jsonrpc: '2.0', error: { message: error.message, data: requestId } }, 400),
+      new GatewayError('rate_limited', 'Slow down.', { headers: { 'retry-after': '2' } }),
+      'req_1',
+    )
+    expect(answer.status).toBe(400)
+    expect(answer.headers.get('retry-after')).toBe('2')
+    expect(JSON.parse(answer.body as string)).toEqual({
+      jsonrpc: '2.0',
+      error: { message: 'Slow down.', data: 'req_1' },
+    })
   })
 })
