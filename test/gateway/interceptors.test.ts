@@ -53,7 +53,12 @@ function recorder(name = 'recorder', captureStream = 0): CallInterceptor & { see
 }
 
 const groups: GatewayConfig['groups'] = [
-  { id: 'o', protocol: 'openai', models: ['gpt-mock'], upstreams: [{ provider: 'mock' }] },
+  {
+    id: 'o',
+    protocol: 'openai',
+    models: ['gpt-mock', 'text-embedding-3-small'],
+    upstreams: [{ provider: 'mock' }],
+  },
   { id: 'a', protocol: 'anthropic', models: ['claude-mock'], upstreams: [{ provider: 'mock' }] },
   { id: 'g', protocol: 'gemini', models: ['gemini-mock'], upstreams: [{ provider: 'mock' }] },
   {
@@ -306,6 +311,23 @@ describe('settled answers', () => {
     // A refusal before the call (an invalid body) never reaches the chain.
     expect(seen.seen.map((item) => item.call.route)).toEqual(['count_tokens'])
     expect(seen.seen[0]!.settled).toMatchObject({ status: 200, outcome: 'ok', usage: undefined })
+  })
+
+  it('sees Gemini token counts and embeddings, in their own protocols', async () => {
+    const seen = recorder()
+    gatewayWith([seen])
+    const counted = await genai().models.countTokens({ model: 'gemini-mock', contents: 'count' })
+    expect(counted.totalTokens).toBeGreaterThan(0)
+    const embedded = await openai().embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'embed me',
+    })
+    expect(embedded.data).toHaveLength(1)
+    expect(seen.seen.map(({ call }) => [call.route, call.protocol, call.stream])).toEqual([
+      ['gemini.count_tokens', 'gemini', false],
+      ['embeddings', 'openai', false],
+    ])
+    expect(seen.seen[1]!.settled.usage?.inputTokens).toBeGreaterThan(0)
   })
 
   it('a before that throws answers the client with its error, and settles it', async () => {
