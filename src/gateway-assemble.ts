@@ -12,6 +12,7 @@ import { createRetryBudgets } from './failover/retry-budget'
 import type { UpstreamSelector } from './failover/upstream-selector'
 import { createGatewayLifecycle } from './gateway-lifecycle'
 import type { GatewayRuntime } from './gateway-runtime'
+import { createInterceptorChain } from './intercept/interceptor-chain'
 import type { RequestEvent } from './observability/request-event'
 import { createPriceCatalogue } from './pricing/price-catalogue'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
@@ -97,6 +98,7 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
         console.error('[model-gateway] onEvent threw:', error)
       }
     },
+    interceptors: createInterceptorChain(valid.interceptors),
     prices: createPriceCatalogue({ builtIn: valid.builtInPrices, overrides: valid.prices }),
     unpricedModels: valid.unpricedModels,
     budgetAlert: (alert: BudgetAlert) => {

@@ -4,12 +4,13 @@ import { maskKey } from './auth/mask-key'
 import type { ValidGatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import type { GatewayParts } from './gateway-assemble'
-import type { RequestScope } from './gateway-runtime'
-import { routeHandlers } from './handlers/route-handlers'
+import type { AuthedScope, RequestScope } from './gateway-runtime'
+import type { KeyRecord } from './auth/key-store'
+import { builtInRoutes } from './handlers/built-in-routes'
 import { createCorsPolicy } from './http/cors'
 import type { GatewayAnswer } from './http/gateway-answer'
 import type { GatewayRequest } from './http/gateway-request'
-import { matchRoute } from './http/match-route'
+import { compileRoutes, type ErrorRenderer } from './http/route-table'
 import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
 import {
   guessErrorShape,
@@ -20,7 +21,7 @@ import {
 import { logField } from './observability/log-field'
 import { completeRequestEvent, startRequestEvent } from './observability/request-event'
 import { createRequestTracer } from './observability/request-tracer'
-import { renderError } from './protocols/render-error'
+import { renderError, type ErrorShape } from './protocols/render-error'
 import { ClientGoneError } from './upstream/classify-failure'
 import type { UsageOutcome } from './usage/usage-meter'
 
@@ -48,8 +49,11 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
     async () => await parts.selector.health(),
     now,
   )
+  const routes = compileRoutes(builtInRoutes)
   const cors =
-    valid.cors === undefined ? undefined : createCorsPolicy(valid.cors, valid.forwardHeaders)
+    valid.cors === undefined
+      ? undefined
+      : createCorsPolicy(valid.cors, valid.forwardHeaders, routes)
 
   /** A request whose URL does not parse: 400 in the shape its path suggests, never a 500. */
   function answerMalformedUrl(
@@ -59,10 +63,10 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
   ): GatewayAnswer {
     const path = pathOfUnparsedUrl(request.url)
     const local = stripBasePath(path, basePath)
-    const match = local === undefined ? undefined : matchRoute(local, request.method)
+    const match = local === undefined ? undefined : routes.match(local, request.method)
     const shape =
-      match !== undefined && match.kind !== 'unknown' && match.errors !== 'header'
-        ? match.errors
+      match !== undefined && match.kind !== 'unknown' && match.route.errors !== 'header'
+        ? match.route.errors
         : guessErrorShape(path, request.headers)
     const error = new GatewayError(
       'invalid_request',
@@ -75,7 +79,7 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
         requestId,
         method: request.method,
         path,
-        route: match?.kind === 'unknown' || match === undefined ? 'unknown' : match.name,
+        route: match?.kind === 'unknown' || match === undefined ? 'unknown' : match.route.name,
         startedAt,
         status: response.status,
         outcome: 'error',
@@ -106,7 +110,7 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
     }
     lifecycle.begin()
     // The route decides the error shape; for an unknown route, the path and headers hint at it.
-    let answerAs = guessErrorShape(url.pathname, request.headers)
+    let answerAs: ErrorShape | ErrorRenderer = guessErrorShape(url.pathname, request.headers)
     let emitted = false
     const scope: RequestScope = {
       request,
@@ -119,16 +123,19 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
       event: startRequestEvent(requestId, request.method, url.pathname, 'unknown', startedAt),
       eventDeferred: false,
       trace: undefined,
+      onSettled: undefined,
       waitUntil,
       complete(status: number, outcome: UsageOutcome) {
         if (emitted) return
         emitted = true
         lifecycle.end()
         // No listener, no event: building it is measurable work on every request.
-        if (onEvent === undefined && scope.trace === undefined) return
-        const event = completeRequestEvent(scope.event, status, outcome, now() - startedAt)
-        scope.trace?.end(event)
-        runtime.emit(event)
+        if (onEvent !== undefined || scope.trace !== undefined) {
+          const event = completeRequestEvent(scope.event, status, outcome, now() - startedAt)
+          scope.trace?.end(event)
+          runtime.emit(event)
+        }
+        scope.onSettled?.(status, outcome)
       },
     }
     if (startTrace !== undefined) {
@@ -159,12 +166,15 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
       }
       const pathname = stripBasePath(url.pathname, basePath)
       const match =
-        pathname === undefined ? { kind: 'unknown' as const } : matchRoute(pathname, request.method)
+        pathname === undefined
+          ? { kind: 'unknown' as const }
+          : routes.match(pathname, request.method)
       if (match.kind === 'unknown') {
         throw new GatewayError('not_found', `Unknown route: ${request.method} ${url.pathname}`)
       }
-      scope.event.route = match.name
-      if (match.errors !== 'header') answerAs = match.errors
+      const route = match.route
+      scope.event.route = route.name
+      if (route.errors !== 'header') answerAs = route.errors
       if (match.kind === 'wrong-method') {
         throw new GatewayError(
           'method_not_allowed',
@@ -185,9 +195,8 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
       const secret = readCredential(request.headers, url)
       scope.event.key = maskKey(secret)
       const found = authenticate(secret, parts.keyStoreReady() ?? (await runtime.keyStore()), now)
-      scope.key = found instanceof Promise ? await found : found
-      scope.event.keyId = scope.key.id
-      response = await routeHandlers[match.name](runtime, scope)
+      const authed = authenticated(scope, found instanceof Promise ? await found : found)
+      response = await route.handler(runtime, authed)
     } catch (thrown) {
       // A client that left may surface as any failure (a body read cut short): it is an abort.
       outcome = thrown instanceof ClientGoneError || request.signal.aborted ? 'aborted' : 'error'
@@ -208,6 +217,13 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
   }
 
   return handle
+}
+
+/** The request's scope once its key is known: the one place the scope becomes an `AuthedScope`. */
+function authenticated(scope: RequestScope, key: KeyRecord): AuthedScope {
+  scope.key = key
+  scope.event.keyId = key.id
+  return scope as AuthedScope
 }
 
 /** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */

@@ -13,6 +13,7 @@ import type { SecretScrubber } from './upstream/secret-scrubber'
 import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
 import type { PriceCatalogue } from './pricing/price-catalogue'
 import type { BudgetAlert } from './usage/budget-alert'
+import type { InterceptorChain } from './intercept/interceptor-chain'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
 export type GatewayRuntime = {
@@ -51,6 +52,8 @@ export type GatewayRuntime = {
   budgetAlert: (alert: BudgetAlert) => void
   /** Scrubs every configured upstream secret, and the provider's own, from upstream errors. */
   scrubberFor: (provider: UpstreamProvider) => SecretScrubber
+  /** The config's call interceptors; `undefined` when it names none, and calls skip the chain. */
+  interceptors: InterceptorChain | undefined
 }
 
 /** The state of one request as it moves through the gateway. */
@@ -73,4 +76,15 @@ export type RequestScope = {
   waitUntil: (promise: Promise<unknown>) => void
   /** The request's OpenTelemetry spans, when `telemetry` is on. */
   trace?: RequestTrace | undefined
+  /**
+   * Set by the interceptor chain when an interceptor wants the settled answer: `complete` calls it
+   * once, after the request's event (a stream's when the stream has ended).
+   */
+  onSettled: ((status: number, outcome: UsageOutcome) => void) | undefined
 }
+
+/**
+ * A request's state once its key is authenticated: what every route handler gets, so that no
+ * handler has to assert that the key is there.
+ */
+export type AuthedScope = RequestScope & { key: KeyRecord }

@@ -123,3 +123,8 @@ export type {
   ThinkingLevel,
 } from './models/profile'
 export type { Adjustment } from './models/model-target'
+
+// Call interceptors (plug-in interface)
+export type { CallInterceptor, InterceptedCall, SettledCall } from './intercept/call-interceptor'
+export { jsonTextAnswer, sseAnswer } from './intercept/interceptor-answers'
+export type { AnswerHeaders, AnswerStream, GatewayAnswer } from './http/gateway-answer'

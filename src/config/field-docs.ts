@@ -240,4 +240,9 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Receives one event per completed request.',
     'none',
   ),
+  interceptors: codeOnly(
+    'CallInterceptor[]',
+    'Code around every upstream call, in order: each may answer the call before it is made (a cache hit) and sees every answer once it has ended (docs/interceptors.md).',
+    'none',
+  ),
 }

@@ -20,6 +20,14 @@ import { crossFieldChecks } from './cross-checks'
 import { buildSpendSchemas } from './spend-schema'
 import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
+import type { CallInterceptor } from '../intercept/call-interceptor'
+
+/** A call interceptor's shape, as far as a config check can see it. */
+const isInterceptor = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { name?: unknown }).name === 'string' &&
+  (hasFunction(value, 'before') || hasFunction(value, 'settled'))
 
 /** Default upstream request headers copied from the client: tracing, and nothing that identifies the client. */
 export const defaultForwardHeaders = ['traceparent', 'tracestate', 'baggage'] as const
@@ -115,6 +123,13 @@ function buildConfigSchemas() {
       now: z.optional(fn<() => number>('a clock')),
       random: z.optional(fn<() => number>('a random')),
       onEvent: z.optional(fn<(event: RequestEvent) => void>('an event')),
+      /** Code around every upstream call, in order: it may answer first, and sees each answer. */
+      interceptors: z.optional(
+        z.custom<readonly CallInterceptor[]>(
+          (value) => Array.isArray(value) && value.every(isInterceptor),
+          'expected an array of CallInterceptor objects, each with a name and a before or settled function',
+        ),
+      ),
       /** OpenTelemetry spans and metrics (`@opentelemetry/api`, loaded only when set). */
       telemetry: z.optional(telemetrySchema()),
       /** Called once per period when a key's spend crosses a budget's `alertAt`. */

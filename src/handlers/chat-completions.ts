@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import {
   parseClientJson,
   readModelField,
@@ -23,16 +23,17 @@ import type { CommonPlan } from '../relay/call-plan'
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /**
- * `POST /v1/chat/completions` (spec §2.1, §2.2, §6). To an `openai` group this is passthrough:
+ * `POST /v1/chat/completions`. To an `openai` group this is passthrough:
  * the client's body goes upstream with only `model` rewritten (and `stream_options.include_usage`
  * added on streams, to meter them). To an `anthropic` group the request, the answer and the
  * stream are translated through the canonical form.
  */
 export async function handleChatCompletions(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
@@ -46,7 +47,7 @@ export async function handleChatCompletions(
     protocol: 'openai',
     body,
   })
-  return relayCall(runtime, scope, scope.key!, routed, (common) =>
+  return relayCall(runtime, scope, routed, (common) =>
     common.provider.protocol === 'openai'
       ? passthroughPlan(runtime, scope, json, body, common)
       : translatedPlan(
@@ -61,7 +62,7 @@ export async function handleChatCompletions(
 
 function passthroughPlan(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   json: ClientJson,
   body: OpenAIChatRequest,
   common: CommonPlan,
@@ -92,7 +93,8 @@ function passthroughPlan(
 function openAIRequestForTranslation(body: OpenAIChatRequest) {
   const n = (body as { n?: unknown }).n
   if (typeof n === 'number' && n > 1) {
-    // The gateway answers one choice on translated paths; fanning out would multiply cost (GEN-06).
+    // The gateway answers one choice on translated paths: fanning one request out into `n` upstream
+    // calls would multiply its cost behind the key's back.
     throw new GatewayError(
       'invalid_request',
       'This model answers one choice at a time: `n` must be 1.',
@@ -103,3 +105,17 @@ function openAIRequestForTranslation(body: OpenAIChatRequest) {
   }
   return decodeOpenAIRequest(body)
 }
+
+/**
+ * `POST /v1/chat/completions`, also without `/v1`: the openai SDK given a base URL that lacks it
+ * calls `/chat/completions`.
+ */
+export const chatCompletionsRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'chat.completions',
+    method: 'POST',
+    paths: ['/v1/chat/completions', '/chat/completions'],
+    errors: 'openai',
+    handler: handleChatCompletions,
+  },
+]

@@ -1,4 +1,4 @@
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
 import { spliceClientJson } from '../http/splice-body'
 import type { GatewayAnswer } from '../http/gateway-answer'
@@ -16,6 +16,7 @@ import {
 import { relayCall, type CallPlan } from '../relay/relay-call'
 import { passthroughJsonAnswer, resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `POST /v1/embeddings`, in OpenAI's shape, through the attempt loop as generation is (the key's
@@ -27,14 +28,19 @@ import { buildUpstreamHeaders } from '../upstream/upstream-headers'
  */
 export async function handleEmbeddings(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
   const json = parseClientJson(scanned)
   const request = parseOpenAIEmbeddingsRequest(json.value)
-  const routed = routeEmbedding(scope, route, request.model, request.estimatedTokens)
-  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan => {
+  const routed = routeEmbedding(scope, route, {
+    model: request.model,
+    estimatedTokens: request.estimatedTokens,
+    protocol: 'openai',
+    body: json.value,
+  })
+  return relayCall(runtime, scope, routed, (common): CallPlan => {
     const family = embeddingFamily(common)
     const upstreamModel = common.route.model.upstreamModel
     checkEmbeddingAnswerSize(
@@ -78,3 +84,14 @@ export async function handleEmbeddings(
     }
   })
 }
+
+/** `POST /v1/embeddings`, also without `/v1`. */
+export const embeddingsRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'embeddings',
+    method: 'POST',
+    paths: ['/v1/embeddings', '/embeddings'],
+    errors: 'openai',
+    handler: handleEmbeddings,
+  },
+]

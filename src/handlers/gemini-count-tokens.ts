@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
 import { validateBody } from '../http/validate-body'
 import { finiteNumber } from '../internal/json'
@@ -13,27 +13,30 @@ import {
   geminiCountTokensRequestSchema,
 } from '../protocols/gemini/request-schema'
 import { sessionHintOf } from '../failover/session-hint'
-import { callUnmetered } from '../relay/call-unmetered'
+import { callThroughChain, type CallFacts } from '../relay/call-chain'
+import { callUnmetered, type UnmeteredCall } from '../relay/call-unmetered'
 import { resolveCall } from '../relay/route-call'
 import type { UpstreamOperation } from '../upstream/provider'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { geminiCallName } from './gemini-generate'
 import { jsonContentType, textAnswer, jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `POST /v1beta/models/{model}:countTokens`, with `{contents}` or `{generateContentRequest}`.
  * - On a `gemini` group it is forwarded and answers `{"totalTokens": N}`.
  * - On an `anthropic` group it is translated to count_tokens (system and tools included) and
- *   answers `{"totalTokens": input_tokens}` (checklist CT-X).
- * - On an `openai` group it answers 404 `NOT_FOUND`, as count_tokens does (spec §4 rule 1), decided
- *   before any upstream call. Counting is not metered.
+ *   answers `{"totalTokens": input_tokens}`.
+ * - On an `openai` group it answers 404 `NOT_FOUND`, as count_tokens does (OpenAI has no token
+ *   counting endpoint), decided before any upstream call. Counting is not metered.
  */
 export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   // The model is in the path: an unknown one is answered before the body is even read.
-  const route = await resolveCall(runtime, scope, geminiCallName(scope))
+  const model = geminiCallName(scope)
+  const route = await resolveCall(runtime, scope, model)
   const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
   if (route.group.protocol === 'openai') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
@@ -61,20 +64,42 @@ export async function handleGeminiCountTokens(
     } = encodeAnthropicRequest(request, { defaultMaxTokens: 1 })
     upstreamBody = JSON.stringify(count)
   }
-  const answer = await callUnmetered(
-    runtime,
-    scope,
-    route.group,
-    {
-      operation,
-      model: route.model.upstreamModel,
-      body: upstreamBody,
-      headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
-    },
-    sessionHintOf('gemini', json.value, scope.request.headers, route.group.sessionAffinity),
-  )
-  if (operation === 'gemini-count-tokens') {
+  const facts = { route, model, stream: false, protocol: 'gemini' as const, body }
+  return callThroughChain(runtime, scope, facts, countUpstream, {
+    operation,
+    model: route.model.upstreamModel,
+    body: upstreamBody,
+    headers: buildUpstreamHeaders(scope.request.headers, runtime.forwardHeaders),
+    sessionHint: sessionHintOf(
+      'gemini',
+      json.value,
+      scope.request.headers,
+      route.group.sessionAffinity,
+    ),
+  })
+}
+
+/** The count, from the group's upstreams, as Gemini's `{"totalTokens": N}`. */
+async function countUpstream(
+  runtime: GatewayRuntime,
+  scope: AuthedScope,
+  facts: CallFacts,
+  call: UnmeteredCall & { sessionHint: string | undefined },
+): Promise<GatewayAnswer> {
+  const answer = await callUnmetered(runtime, scope, facts.route.group, call, call.sessionHint)
+  if (call.operation === 'gemini-count-tokens') {
     return textAnswer(answer.text, answer.status, jsonContentType)
   }
   return jsonAnswer({ totalTokens: finiteNumber(answer.body['input_tokens']) ?? 0 })
 }
+
+/** Gemini's `:countTokens`. */
+export const geminiCountTokensRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'gemini.count_tokens',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:countTokens'],
+    errors: 'gemini',
+    handler: handleGeminiCountTokens,
+  },
+]

@@ -1,4 +1,4 @@
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { spliceClientJson } from '../http/splice-body'
@@ -19,6 +19,7 @@ import { relayCall, type CallPlan } from '../relay/relay-call'
 import { resolveCall } from '../relay/route-call'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { geminiCallName } from './gemini-generate'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `POST /v1beta/models/{model}:embedContent` and `:batchEmbedContents`, in Google's shape, through
@@ -30,7 +31,7 @@ import { geminiCallName } from './gemini-generate'
  */
 export async function handleGeminiEmbed(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   batch: boolean,
 ): Promise<GatewayAnswer> {
   const name = geminiCallName(scope)
@@ -38,8 +39,13 @@ export async function handleGeminiEmbed(
   const route = await resolveCall(runtime, scope, name)
   const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
   const call = parseGeminiEmbedCall(json.value, batch)
-  const routed = routeEmbedding(scope, route, name, call.estimatedTokens)
-  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan => {
+  const routed = routeEmbedding(scope, route, {
+    model: name,
+    estimatedTokens: call.estimatedTokens,
+    protocol: 'gemini',
+    body: json.value,
+  })
+  return relayCall(runtime, scope, routed, (common): CallPlan => {
     const family = embeddingFamily(common)
     const upstreamModel = common.route.model.upstreamModel
     // The largest asked for bounds them all; one request asking none falls to the profile's.
@@ -98,3 +104,21 @@ function geminiEmbedUsage(body: Record<string, unknown>) {
   if (!isJsonObject(usage) || typeof usage['promptTokenCount'] !== 'number') return undefined
   return readOpenAIUsage({ prompt_tokens: usage['promptTokenCount'] })
 }
+
+/** Gemini's `:embedContent` and `:batchEmbedContents`. */
+export const geminiEmbedRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'gemini.embed',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:embedContent'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiEmbed(runtime, scope, false),
+  },
+  {
+    name: 'gemini.batch_embed',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:batchEmbedContents'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiEmbed(runtime, scope, true),
+  },
+]

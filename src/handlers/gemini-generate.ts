@@ -1,6 +1,6 @@
 import { toTokenUsage } from '../canonical/usage'
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson } from '../http/client-json'
 import { validateBody } from '../http/validate-body'
 import { geminiUsageToCanonical } from '../protocols/gemini/canonical-usage'
@@ -18,9 +18,10 @@ import { passthroughJsonAnswer, resolveCall, routeCall } from '../relay/route-ca
 import { translatedPlan } from '../relay/translated-plan'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /** The call name in a Gemini path; clients may write it `models/<name>`. */
-export function geminiCallName(scope: RequestScope): string {
+export function geminiCallName(scope: AuthedScope): string {
   return (scope.pathModel ?? '').replace(/^models\//, '')
 }
 
@@ -30,12 +31,13 @@ export function geminiCallName(scope: RequestScope): string {
  * this is passthrough: the body goes upstream untouched, since Gemini names the model in the URL.
  * To any other group the request, the answer and the stream are translated.
  *
- * Without `alt=sse`, Google streams one JSON array; the gateway answers 400 and says so (RT-04):
+ * Without `alt=sse`, Google streams one JSON array; the gateway answers 400 and says so rather than
+ * invent that format:
  * every official SDK asks for SSE.
  */
 export async function handleGeminiGenerate(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   stream: boolean,
 ): Promise<GatewayAnswer> {
   if (stream && scope.url.searchParams.get('alt') !== 'sse') {
@@ -63,7 +65,7 @@ export async function handleGeminiGenerate(
     protocol: 'gemini',
     body,
   })
-  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
+  return relayCall(runtime, scope, routed, (common): CallPlan =>
     common.provider.protocol === 'gemini'
       ? {
           ...common,
@@ -89,3 +91,21 @@ export async function handleGeminiGenerate(
         ),
   )
 }
+
+/** Gemini's `:generateContent` and `:streamGenerateContent`. */
+export const geminiGenerateRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'gemini.generate',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:generateContent'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiGenerate(runtime, scope, false),
+  },
+  {
+    name: 'gemini.stream',
+    method: 'POST',
+    paths: ['/v1beta/models/{model}:streamGenerateContent'],
+    errors: 'gemini',
+    handler: (runtime, scope) => handleGeminiGenerate(runtime, scope, true),
+  },
+]

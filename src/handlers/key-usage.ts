@@ -1,14 +1,15 @@
 import { maskKey } from '../auth/mask-key'
 import { readCredential } from '../auth/credentials'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import type { DailyUsage } from '../usage/usage-ledger'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import { nanoToUsd } from '../pricing/price-units'
 import { moneyBudgetsOf } from '../usage/key-limits'
 import { budgetsOf, isMoneyState, spendOf } from './key-spend'
+import type { RouteDefinition } from './route-definition'
 
 /**
- * `GET /v1/usage` (spec §4 rule 2): the calling key's own usage, spend and limits, and nothing
+ * `GET /v1/usage`: the calling key's own usage, spend and limits, and nothing
  * about other keys. The limits come from the meter, so with a shared meter they are the fleet's,
  * not this instance's. `spend` is what the key's requests cost in USD (in all, today, this month)
  * and `budget` its money budgets; `daily` rows carry their cost. Besides our own structure it
@@ -17,9 +18,9 @@ import { budgetsOf, isMoneyState, spendOf } from './key-spend'
  */
 export async function handleKeyUsage(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
-  const key = scope.key!
+  const key = scope.key
   const moneyBudgets = moneyBudgetsOf(key.budget)
   const summary = await runtime.meter.summary(key.id, {
     limits: key.limits,
@@ -118,3 +119,8 @@ function dayJson(day: DailyUsage) {
     unpriced_requests: day.unpricedRequests ?? null,
   }
 }
+
+/** `GET /v1/usage`, in the shape the headers ask for. */
+export const keyUsageRoutes: readonly RouteDefinition[] = [
+  { name: 'usage', method: 'GET', paths: ['/v1/usage'], errors: 'header', handler: handleKeyUsage },
+]

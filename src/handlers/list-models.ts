@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../auth/key-store'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { renderAnthropicModelList } from '../protocols/anthropic/models-list'
 import { renderOpenAIModelList } from '../protocols/openai/models-list'
 import { modelEntryProfile } from '../models/match-profile'
@@ -7,18 +7,19 @@ import { keyMayUseGroup } from '../routing/resolve-route'
 import { type GatewayAnswer } from '../http/gateway-answer'
 import type { ListedModel } from '../pricing/listed-price'
 import { routePricing } from '../relay/route-price'
+import type { RouteDefinition } from './route-definition'
 
 /**
- * `GET /v1/models` (spec §4): only the models the calling key may use, as call names. Both the
+ * `GET /v1/models`: only the models the calling key may use, as call names. Both the
  * openai and the Anthropic SDK call this path, so a request with an `anthropic-version` header gets
- * Anthropic's shape (checklist RT-07). Codex sends `client_version` and gets an empty catalogue of
+ * Anthropic's shape, which the Anthropic SDK's `models.list` reads. Codex sends `client_version` and gets an empty catalogue of
  * its own beside the list, so that it uses the model metadata it ships with.
  */
 export async function handleListModels(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
-  const all = await listModelsForKey(runtime, scope.key!)
+  const all = await listModelsForKey(runtime, scope.key)
   if (scope.request.headers.has('anthropic-version')) {
     const createdAt = new Date(runtime.createdAt * 1000).toISOString()
     return renderAnthropicModelList(all, scope.url.searchParams, createdAt)
@@ -55,3 +56,14 @@ export async function listModelsForKey(
   }
   return [...models, ...pinned]
 }
+
+/** `GET /v1/models` (also `/models`, for a base URL without `/v1`), in the shape the headers ask for. */
+export const listModelsRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'models',
+    method: 'GET',
+    paths: ['/v1/models', '/models'],
+    errors: 'header',
+    handler: handleListModels,
+  },
+]

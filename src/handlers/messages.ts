@@ -1,4 +1,4 @@
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { parseClientJson, readModelField, scanClientJson } from '../http/client-json'
 import { validateBody } from '../http/validate-body'
 import { anthropicUsageToCanonical } from '../protocols/anthropic/canonical-usage'
@@ -16,19 +16,20 @@ import { translatedPlan } from '../relay/translated-plan'
 import { toTokenUsage } from '../canonical/usage'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /** Client headers an Anthropic upstream gets on passthrough: the API version and the betas. */
 export const anthropicPassthroughHeaders = ['anthropic-version', 'anthropic-beta'] as const
 
 /**
- * `POST /v1/messages` (spec §2.3), also with `?beta=true` (the query never affects routing). To an
+ * `POST /v1/messages`, also with `?beta=true` (the query never affects routing). To an
  * `anthropic` group this is passthrough: the body goes upstream with only `model` rewritten, with
  * the client's `anthropic-version` and `anthropic-beta`. To an `openai` group the request, the
  * answer and the stream are translated through the canonical form.
  */
 export async function handleMessages(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
@@ -42,7 +43,7 @@ export async function handleMessages(
     protocol: 'anthropic',
     body,
   })
-  return relayCall(runtime, scope, scope.key!, routed, (common): CallPlan =>
+  return relayCall(runtime, scope, routed, (common): CallPlan =>
     common.provider.protocol === 'anthropic'
       ? {
           ...common,
@@ -71,3 +72,14 @@ export async function handleMessages(
         ),
   )
 }
+
+/** `POST /v1/messages`. */
+export const messagesRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'messages',
+    method: 'POST',
+    paths: ['/v1/messages'],
+    errors: 'anthropic',
+    handler: handleMessages,
+  },
+]

@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { isJsonObject } from '../internal/json'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
 /**
  * `GET /v1/responses/{id}`: a response the gateway stored (`store: true`, on a translated path),
@@ -13,10 +14,10 @@ import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
  */
 export async function handleGetResponse(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const id = scope.pathId ?? ''
-  const stored = await runtime.responseStore.get(scope.key!.id, id)
+  const stored = await runtime.responseStore.get(scope.key.id, id)
   if (stored === undefined) {
     throw new GatewayError('not_found', `Response with id '${id}' not found.`)
   }
@@ -32,3 +33,14 @@ export async function handleGetResponse(
   })
   return jsonAnswer({ ...stored.response, output })
 }
+
+/** `GET /v1/responses/{id}`, also without `/v1`. */
+export const getResponseRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'responses.get',
+    method: 'GET',
+    paths: ['/v1/responses/{id}', '/responses/{id}'],
+    errors: 'responses',
+    handler: handleGetResponse,
+  },
+]

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import {
   parseClientJson,
   readModelField,
@@ -28,8 +28,12 @@ import { resolveResponsesInput } from '../response-store/resolve-input'
 import type { StoredJson } from '../response-store/response-store'
 import { buildUpstreamHeaders } from '../upstream/upstream-headers'
 import { type GatewayAnswer } from '../http/gateway-answer'
+import type { RouteDefinition } from './route-definition'
 
-/** The response header naming built-in tools a translated upstream could not serve (RESP-TOOL-04). */
+/**
+ * The response header naming the built-in tools (web search, file search…) a translated upstream
+ * could not serve and the request went without.
+ */
 export const droppedToolsHeader = 'x-gateway-dropped-tools'
 
 /**
@@ -44,7 +48,7 @@ export const droppedToolsHeader = 'x-gateway-dropped-tools'
  */
 export async function handleResponses(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const scanned = scanClientJson(await scope.request.text(runtime.maxBodyBytes))
   const route = await resolveCall(runtime, scope, readModelField(scanned))
@@ -58,12 +62,12 @@ export async function handleResponses(
     protocol: 'responses',
     body,
   })
-  const keyId = scope.key!.id
+  const keyId = scope.key.id
   // Set when the call is translated: the store write a JSON answer waits for, and the built-in
   // tools the upstream could not serve.
   let pending: Promise<void> | undefined
   let droppedTools: readonly string[] = []
-  const response = await relayCall(runtime, scope, scope.key!, routed, async (common) => {
+  const response = await relayCall(runtime, scope, routed, async (common) => {
     if (common.provider.protocol === 'responses') {
       const resolved = await resolveResponsesInput(body, runtime.responseStore, keyId, false)
       return passthroughPlan(
@@ -111,7 +115,7 @@ export async function handleResponses(
 
 function passthroughPlan(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   json: ClientJson,
   body: ResponsesRequest,
   common: CommonPlan,
@@ -149,3 +153,14 @@ function refuseUnservable(body: ResponsesRequest): void {
     )
   }
 }
+
+/** `POST /v1/responses`, also without `/v1`. */
+export const responsesRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'responses',
+    method: 'POST',
+    paths: ['/v1/responses', '/responses'],
+    errors: 'responses',
+    handler: handleResponses,
+  },
+]

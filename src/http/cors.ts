@@ -1,6 +1,6 @@
 import type { AnswerHeaders, GatewayAnswer } from './gateway-answer'
 import type { RequestHeaders } from './gateway-request'
-import { matchRoute, type RouteName } from './match-route'
+import type { RouteTable } from './route-table'
 import { upstreamModelHeader } from './upstream-model-header'
 
 /** The `cors` section of a valid config. */
@@ -67,7 +67,7 @@ export type CorsPolicy = {
     method: string,
     path: string | undefined,
     headers: RequestHeaders,
-  ): { route: RouteName; answer: GatewayAnswer } | undefined
+  ): { route: string; answer: GatewayAnswer } | undefined
   /** Adds the CORS headers to an answer, errors included, for a request from an allowed origin. */
   decorate(headers: RequestHeaders, answer: AnswerHeaders): void
 }
@@ -76,11 +76,13 @@ export type CorsPolicy = {
  * Builds the CORS policy of a config. Origins are compared exactly, as browsers serialise them;
  * `"*"` allows any origin and is only ever the config's explicit choice. The requested headers of
  * a preflight are answered with those allowed (the SDKs', the config's `allowHeaders` and the
- * `forwardHeaders`), so that the `x-stainless-*` family needs no list of its members.
+ * `forwardHeaders`), so that the `x-stainless-*` family needs no list of its members. A preflight
+ * is answered for the paths of `routes`, the gateway's table, with the methods they allow.
  */
 export function createCorsPolicy(
   config: CorsConfig,
   forwardHeaders: readonly string[],
+  routes: RouteTable,
 ): CorsPolicy {
   const anyOrigin = config.origins === '*'
   const origins = new Set(anyOrigin ? [] : config.origins)
@@ -111,7 +113,7 @@ export function createCorsPolicy(
       if (origin === undefined || headers.get('access-control-request-method') === null) {
         return undefined
       }
-      const match = matchRoute(path, 'OPTIONS')
+      const match = routes.match(path, 'OPTIONS')
       if (match.kind !== 'wrong-method') return undefined
       const answer: GatewayAnswer = { status: 204, headers: new Map(), body: null }
       answer.headers.set('access-control-allow-origin', origin)
@@ -130,7 +132,7 @@ export function createCorsPolicy(
           ? 'access-control-request-headers'
           : 'origin, access-control-request-method, access-control-request-headers',
       )
-      return { route: match.name, answer }
+      return { route: match.route.name, answer }
     },
     decorate(headers, answer) {
       // The answer differs by origin: a cache must not serve one origin's answer to another.

@@ -53,6 +53,11 @@ export type RequestEvent = {
    * milliseconds (time to first token).
    */
   timeToFirstChunkMs?: number | undefined
+  /**
+   * The call interceptor that answered the request (a cache hit): no upstream was called, and
+   * nothing was admitted or metered. Absent when no interceptor answered.
+   */
+  interceptedBy?: string | undefined
   /** Which of the key's limits refused the request (429 or 503 before any upstream call). */
   refusal?: { limit: string; reason: string } | undefined
   /** True when the request stopped retrying because its group's retry budget was spent. */
@@ -105,6 +110,7 @@ export function startRequestEvent(
     adjustments: undefined,
     attempts: undefined,
     timeToFirstChunkMs: undefined,
+    interceptedBy: undefined,
     refusal: undefined,
     retryBudgetExhausted: undefined,
     traceId: undefined,
@@ -146,6 +152,7 @@ export function completeRequestEvent(
     adjustments: draft.adjustments,
     attempts: draft.attempts,
     timeToFirstChunkMs: draft.timeToFirstChunkMs,
+    interceptedBy: draft.interceptedBy,
     refusal: draft.refusal,
     retryBudgetExhausted: draft.retryBudgetExhausted,
     traceId: draft.traceId,

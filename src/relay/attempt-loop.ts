@@ -1,4 +1,3 @@
-import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import { attemptVerdict } from '../failover/attempt-verdict'
 import { backoffDelay, waitUnlessAborted } from '../failover/backoff'
@@ -8,7 +7,7 @@ import { retryPolicyOf, type RetryPolicy } from '../failover/retry-policy'
 import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failover/upstream-selector'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { traceAttempt } from './attempt-telemetry'
 import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import type { Group } from '../routing/group-registry'
@@ -42,11 +41,11 @@ const okVerdict: AttemptVerdict = { kind: 'ok' }
  */
 export async function runAttempts(
   runtime: GatewayRuntime,
-  scope: RequestScope,
-  key: KeyRecord,
+  scope: AuthedScope,
   routed: RoutedCall,
   planFor: PlanCall,
 ): Promise<GatewayAnswer> {
+  const key = scope.key
   const primary = routed.route.group
   const budget = runtime.retryBudget(primary.id, retryPolicyOf(primary))
   budget.deposit()

@@ -20,7 +20,8 @@ import { sendUpstream } from '../upstream/upstream-answer'
 import { upstreamRetryAfterMs } from '../http/retry-after'
 
 type Answer = { status: number; text: string; body: Record<string, unknown> }
-type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential' | 'headers'> & {
+/** An upstream call that uses no tokens: what `callUnmetered` sends. */
+export type UnmeteredCall = Omit<UpstreamCall, 'signal' | 'stream' | 'credential' | 'headers'> & {
   headers: CallHeaders
 }
 

@@ -3,6 +3,7 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { modelEntryProfile } from '../models/match-profile'
 import { jsonBytesPerFloat } from '../protocols/embeddings/embedding-limits'
 import type { Route } from '../routing/resolve-route'
+import type { ProtocolName } from '../protocols/protocol-name'
 import type { RoutedCall } from './route-call'
 import type { CommonPlan } from './call-plan'
 
@@ -17,14 +18,22 @@ export type EmbeddingFamily = 'openai' | 'gemini'
 export function routeEmbedding(
   scope: RequestScope,
   route: Route,
-  model: string,
-  estimatedTokens: number,
+  call: {
+    model: string
+    estimatedTokens: number
+    /** The client's protocol and its body, as the call's interceptors see them. */
+    protocol: ProtocolName
+    body: unknown
+  },
 ): RoutedCall {
+  const { model, estimatedTokens } = call
   scope.event.stream = false
   return {
     route,
     model,
     stream: false,
+    protocol: call.protocol,
+    body: call.body,
     sessionHint: undefined,
     estimatedTokens,
     estimate: { inputTokens: estimatedTokens, outputTokens: 0 },

@@ -1,7 +1,22 @@
+import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
+import type { GatewayAnswer } from '../http/gateway-answer'
+import { runAttempts } from './attempt-loop'
+import { callThroughChain } from './call-chain'
+import type { PlanCall } from './call-plan'
+import type { RoutedCall } from './route-call'
+
 export type { CallAnswer, CallPlan, CommonPlan, PlanCall } from './call-plan'
 
 /**
- * Relays a routed call: its attempts on the upstreams of its group and of its fallbacks, until one
- * answers (see `runAttempts`). Each upstream chosen gets the plan `planFor` makes for it.
+ * Relays a routed call through the config's interceptors (`callThroughChain`), then its attempts
+ * on the upstreams of its group and of its fallbacks, until one answers (see `runAttempts`). Each
+ * upstream chosen gets the plan `planFor` makes for it.
  */
-export { runAttempts as relayCall } from './attempt-loop'
+export function relayCall(
+  runtime: GatewayRuntime,
+  scope: AuthedScope,
+  routed: RoutedCall,
+  planFor: PlanCall,
+): Promise<GatewayAnswer> {
+  return callThroughChain(runtime, scope, routed, runAttempts, planFor)
+}

@@ -1,4 +1,4 @@
-import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
+import type { AuthedScope, GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { sessionHintOf } from '../failover/session-hint'
 import type { ProtocolName } from '../protocols/protocol-name'
 import { resolveRoute, type Route } from '../routing/resolve-route'
@@ -14,11 +14,11 @@ import { setStringMember } from '../internal/set-string-member'
  */
 export async function resolveCall(
   runtime: GatewayRuntime,
-  scope: RequestScope,
+  scope: AuthedScope,
   model: string,
 ): Promise<Route> {
   scope.event.model = model
-  const route = await resolveRoute(runtime.registry, scope.key!, model, runtime.groupIdRouting)
+  const route = await resolveRoute(runtime.registry, scope.key, model, runtime.groupIdRouting)
   scope.event.group = route.group.id
   scope.event.upstreamModel = route.model.upstreamModel
   return route
@@ -31,6 +31,9 @@ export type RoutedCall = Pick<
 > & {
   /** The request's session hint, when its group has session affinity (never logged). */
   sessionHint: string | undefined
+  /** The client's protocol and its validated body, as the call's interceptors see them. */
+  protocol: ProtocolName
+  body: unknown
 }
 
 /**
@@ -59,6 +62,8 @@ export function routeCall(
     route,
     model: call.model,
     stream: call.stream,
+    protocol: call.protocol,
+    body: call.body,
     sessionHint: sessionHintOf(
       call.protocol,
       call.body,

@@ -96,6 +96,7 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
       'now',
       'random',
       'onEvent',
+      'interceptors',
       'onBudgetAlert',
     ])
     for (const path of ['fetch', 'keyStore', 'usageMeter', 'onEvent'])

@@ -10,6 +10,8 @@ import {
   type RequestEvent,
 } from '../../src/index'
 import { createCorsPolicy } from '../../src/http/cors'
+import { compileRoutes } from '../../src/http/route-table'
+import { builtInRoutes } from '../../src/handlers/built-in-routes'
 import { serveGateway, type ServedGateway } from '../../src/node/index'
 
 const key = 'sk-cors-test-0123456789abcdefABCDEF'
@@ -301,7 +303,11 @@ describe('cors: config', () => {
 
 describe('cors: the preflight parser (property)', () => {
   it('never throws, allows only allowed headers, and only allowed origins', () => {
-    const policy = createCorsPolicy({ origins: [app], allowHeaders: ['x-app-*'] }, ['traceparent'])
+    const policy = createCorsPolicy(
+      { origins: [app], allowHeaders: ['x-app-*'] },
+      ['traceparent'],
+      compileRoutes(builtInRoutes),
+    )
     const headerName = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{0,24}$/)
     fc.assert(
       fc.property(
