@@ -1,4 +1,4 @@
-// The source tree's import rules, checked by `npm run lint` (docs/architecture.md, ADR 0030).
+// The source tree's import rules, checked by `npm run lint` (docs/architecture.md, ADR 0022).
 //
 // `layers` runs from the bottom up: a module may import its own layer and the layers below it,
 // never one above. Type-only imports count (`tsPreCompilationDeps`), and no import cycle is
