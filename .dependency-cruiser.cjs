@@ -32,6 +32,7 @@ const layers = [
       '^src/gateway[.]ts$',
       '^src/gateway-(?!runtime)[a-z-]+[.]ts$',
       '^src/index[.]ts$',
+      '^src/extend[.]ts$',
     ],
   ],
   ['adapters', ['^src/redis/', '^src/postgres/', '^src/console/', '^src/node/']],

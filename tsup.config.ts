@@ -32,6 +32,18 @@ export default defineConfig([
     noExternal: bundled,
   },
   {
+    // The parts plug-ins are built from (docs/public-api.md). A build of its own, so the core's
+    // ES module stays one file: what it bundles (selection policies, the price catalogue, about
+    // 50 kB) is carried twice, here and in the core, but nothing in it has an identity to share —
+    // no class, and its frozen defaults are only read.
+    entry: { extend: 'src/extend.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    noExternal: bundled,
+  },
+  {
     // Keys, ledger and migrations over a client the user brings: no driver, no `node:`.
     entry: { 'postgres/index': 'src/postgres/index.ts' },
     format: ['esm', 'cjs'],

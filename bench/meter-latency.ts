@@ -1,10 +1,6 @@
 import { createClient } from 'redis'
-import {
-  createGateway,
-  createMemoryUsageMeter,
-  type UsageCost,
-  type UsageMeter,
-} from '../src/index'
+import { createGateway, createMemoryUsageMeter, type UsageMeter } from '../src/index'
+import type { UsageCost } from '../src/extend'
 import {
   createRedisUsageMeter,
   defineRedisScript,

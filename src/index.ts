@@ -2,94 +2,76 @@
  * model-gateway: an embeddable LLM gateway. `createGateway(config)` returns one WHATWG
  * `(Request) => Response` handler that runs on Node, Bun, Deno and Cloudflare Workers.
  *
+ * This entry holds what a user needs to mount the gateway and plug in their own store: the
+ * gateway and its config, its errors, and each plug-in interface with the types its methods take
+ * and return and its built-in in-memory implementation. The parts those implementations are built
+ * from (limit names and states, selection policies, prices, model profiles) are in
+ * `model-gateway/extend`; docs/public-api.md lists both, and test/public-api/root-exports.test.ts pins this list.
+ *
  * @module
  */
+
+// The gateway
 export { createGateway } from './gateway'
 export type { GatewayContext, GatewayFetch, GatewayHandler } from './gateway'
 export type { GatewayCloseOptions } from './gateway-lifecycle'
+
+// Config
+export type { GatewayConfig } from './config/schema'
+export { defaultForwardHeaders } from './config/schema'
 export { GatewayConfigError } from './config/parse-config'
 export type { ConfigIssue } from './config/parse-config'
-export { defaultForwardHeaders } from './config/schema'
-export type { GatewayConfig } from './config/schema'
+
+// Errors
 export { GatewayError, isGatewayError } from './errors'
 export type { GatewayErrorCode, GatewayErrorOptions, UpstreamErrorDetail } from './errors'
+
+// Key store (plug-in interface)
 export type { KeyLimits, KeyRecord, KeyStore, MoneyBudget } from './auth/key-store'
 export { createMemoryKeyStore } from './auth/memory-key-store'
-export type { MemoryKeyStoreOptions } from './auth/memory-key-store'
+export type { HashedKey, MemoryKeyStoreOptions } from './auth/memory-key-store'
 export { createCompositeKeyStore } from './auth/composite-key-store'
-export type { HashedKey } from './auth/memory-key-store'
 export { hashKey } from './auth/hash-key'
 export type { KeyHasher } from './auth/hash-key'
-export { maskKey } from './auth/mask-key'
+
+// Group registry (plug-in interface)
 export type { Group, GroupRegistry, ModelEntry } from './routing/group-registry'
 export { createStaticGroupRegistry } from './routing/static-group-registry'
+
+// Upstream provider (plug-in interface)
 export type { UpstreamCall, UpstreamOperation, UpstreamProvider } from './upstream/provider'
+export type { ProtocolName } from './protocols/protocol-name'
 export { createHttpProvider } from './upstream/http-provider'
 export type { HttpProviderOptions } from './upstream/http-provider'
 export { createMockProvider } from './upstream/mock-provider'
 export type { MockProviderOptions } from './upstream/mock-provider'
+
+// Usage meter (plug-in interface)
 export type {
-  KeyLimitSettings,
-  BudgetLimitName,
-  BudgetPeriodKind,
-  LimitName,
-  MoneyLimitName,
-  WindowLimitName,
-} from './usage/key-limits'
-export type {
-  BudgetCrossing,
   KeyUsageSummary,
-  LimitRefusal,
-  LimitState,
-  TokenEstimate,
   Reservation,
   ReserveRequest,
   ReserveResult,
   SettleResult,
-  TokenUsage,
   UsageMeter,
-  UsageOutcome,
   UsageRecord,
 } from './usage/usage-meter'
+export type { KeyLimitSettings } from './usage/key-limits'
+export { createMemoryUsageMeter } from './usage/memory-usage-meter'
+export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
+
+// Usage ledger and reports (plug-in interfaces)
 export type { DailyUsage, UsageLedger } from './usage/usage-ledger'
 export type { UsageQuery, UsageReport, UsageReports, UsageTotals } from './usage/usage-report'
 export { createMemoryUsageLedger } from './usage/memory-usage-ledger'
 export type { MemoryUsageLedger, MemoryUsageLedgerOptions } from './usage/memory-usage-ledger'
-export { createMemoryUsageMeter } from './usage/memory-usage-meter'
-export type { MemoryUsageMeter, MemoryUsageMeterOptions } from './usage/memory-usage-meter'
-export type { BudgetMeasure, ReseedFunction } from './usage/budget-seeds'
-export type { BudgetAlert } from './usage/budget-alert'
-export type {
-  CatalogueRow,
-  ModelPrice,
-  PriceOverride,
-  PriceSource,
-  PriceTier,
-} from './pricing/model-price'
-export type { ChargedPrice, UsageCost } from './pricing/usage-cost'
-export { builtInPriceRows, createPriceCatalogue } from './pricing/price-catalogue'
-export type { PriceCatalogue, PriceCatalogueOptions } from './pricing/price-catalogue'
-export type { ResolvedPrice } from './pricing/resolved-price'
-export { usageCost } from './pricing/usage-cost'
+
+// Response store (plug-in interface)
 export type { ResponseStore, StoredJson, StoredResponse } from './response-store/response-store'
 export { createMemoryResponseStore } from './response-store/memory-response-store'
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
-export type { RequestEvent } from './observability/request-event'
-export type {
-  TelemetryMeterProvider,
-  TelemetryOption,
-  TelemetryTracerProvider,
-} from './observability/telemetry-option'
-export { createPrometheusMetrics } from './observability/prometheus/prometheus-metrics'
-export type {
-  HealthSource,
-  PrometheusMetrics,
-  PrometheusMetricsOptions,
-} from './observability/prometheus/prometheus-metrics'
-export { createMetricsRoute } from './observability/prometheus/metrics-route'
-export { createProbes } from './observability/probes'
-export type { ProbeCheck, ProbesOptions, RouteHandler } from './observability/probes'
-export { genAiConventionsVersion } from './observability/gen-ai-conventions'
+
+// Upstream selector and circuit store (plug-in interfaces); `gateway.health()`'s answer
 export type {
   AttemptVerdict,
   SelectContext,
@@ -98,31 +80,24 @@ export type {
   UpstreamHealth,
   UpstreamSelector,
 } from './failover/upstream-selector'
-export { createWeightedSelector } from './failover/weighted-selector'
-export { defaultRetryPolicy } from './failover/retry-policy'
-export type { RetryBudgetSettings, RetryPolicy, RetrySettings } from './failover/retry-policy'
-export type { AttemptPhase, UpstreamAttempt } from './usage/upstream-attempt'
-export type { WeightedSelectorOptions } from './failover/weighted-selector'
 export { createHealthSelector } from './failover/health-selector'
-export type { HealthSelectorOptions, SelectorLogger } from './failover/health-selector'
-export { createMemoryCircuitStore } from './failover/circuit-store'
+export type { HealthSelectorOptions } from './failover/health-selector'
 export type { CircuitStore } from './failover/circuit-store'
-export { defaultCircuitPolicy } from './failover/circuit-policy'
-export type { CircuitPolicy } from './failover/circuit-policy'
-export type { Balancing } from './failover/balancing'
-export type { KeyPoolPolicy, KeyRotation } from './failover/key-pool'
-export { sessionHintOf } from './failover/session-hint'
-export type { SessionAffinity } from './failover/session-hint'
-export type { ProtocolName } from './protocols/protocol-name'
+export { createMemoryCircuitStore } from './failover/circuit-store'
+
+// Events, telemetry, metrics and probes
+export type { RequestEvent } from './observability/request-event'
+export type { BudgetAlert } from './usage/budget-alert'
+export type { TelemetryOption } from './observability/telemetry-option'
+export { genAiConventionsVersion } from './observability/gen-ai-conventions'
+export { createPrometheusMetrics } from './observability/prometheus/prometheus-metrics'
 export type {
-  ModelProfile,
-  ModelProfileOverrides,
-  ReasoningControl,
-  ReasoningEffort,
-  StructuredOutputSupport,
-  ThinkingLevel,
-} from './models/profile'
-export type { Adjustment } from './models/model-target'
+  PrometheusMetrics,
+  PrometheusMetricsOptions,
+} from './observability/prometheus/prometheus-metrics'
+export { createMetricsRoute } from './observability/prometheus/metrics-route'
+export { createProbes } from './observability/probes'
+export type { ProbesOptions, RouteHandler } from './observability/probes'
 
 // Call interceptors (plug-in interface)
 export type { CallInterceptor, InterceptedCall, SettledCall } from './intercept/call-interceptor'

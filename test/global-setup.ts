@@ -7,6 +7,8 @@ import { repoRoot } from './helpers/spawn-runtime'
 const outputs = [
   'dist/index.js',
   'dist/index.d.ts',
+  'dist/extend.js',
+  'dist/extend.cjs',
   'dist/node/index.js',
   'dist/node/index.d.ts',
   'dist/postgres/index.js',

@@ -4,7 +4,7 @@ import type { RequestHeaders } from '../http/gateway-request'
  * Reads the caller's API key from any of the three headers the official SDKs send:
  * `Authorization: Bearer` (OpenAI, and the current Anthropic SDK), `x-api-key` (Anthropic, Claude
  * Code), `x-goog-api-key` (Google) and the `?key=` query parameter of Gemini REST calls. Every route
- * accepts every form (checklist AUTH-01).
+ * accepts every form.
  *
  * @returns the key, or `undefined` when none of the headers carries one
  */

@@ -4,7 +4,7 @@ import type { ChatResponse } from './types'
 /** What a translated answer to a client carries besides the canonical response. */
 export type ClientMeta = {
   requestId: string
-  /** The call name the client sent, echoed as the answer's model (checklist ID-02). */
+  /** The call name the client sent, echoed as the answer's model (ID-02). */
   model: string
   /** Unix seconds. */
   created: number

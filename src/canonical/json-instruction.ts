@@ -4,7 +4,7 @@ type JsonFormat = Extract<NonNullable<ChatRequest['responseFormat']>, { type: 'j
 
 /**
  * The instruction that carries a JSON answer request to a model without schema-constrained
- * output (JSON-02, pinned): it asks for one JSON object and, with a schema, quotes it. It also
+ * output: it asks for one JSON object and, with a schema, quotes it. It also
  * puts the word "JSON" in the messages, which OpenAI-style JSON mode requires.
  */
 export function jsonInstruction(format: JsonFormat): string {

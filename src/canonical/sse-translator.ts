@@ -11,7 +11,7 @@ export type TranslatedFrames = {
   /**
    * Why the stream failed, when `final` is `error`: the upstream's own error event, or a stream cut
    * short. Before anything reached the client it is answered as a JSON error with its status
-   * instead (checklist ERR-05); after, it goes to the request's event.
+   * instead; after, it goes to the request's event.
    */
   error?: GatewayError
 }

@@ -46,12 +46,13 @@ export type SelectContext = {
    */
   resting?: boolean | undefined
   /** Upstream ids already tried for this request in this group (the selector picks another one
-   *  when it can; it may return a tried one only for a same-upstream retry A asks for via
-   *  `retrySame`). */
+   *  when it can; it may return a tried one only for a same-upstream retry the attempt
+   *  loop asks for via `retrySame`). */
   tried: ReadonlySet<string>
-  /** Set when A retries the same upstream once (408/409). */
+  /** Set when the attempt loop retries the same upstream once (408/409). */
   retrySame?: string | undefined
-  /** The request's session hint, or undefined (B provides `sessionHintOf`, A calls it). */
+  /** The request's session hint (the attempt loop computes it with `sessionHintOf`), or
+   * undefined. */
   sessionHint: string | undefined
 }
 
@@ -64,10 +65,11 @@ export type Selection = {
   /** True when the attempt goes to an upstream that is resting for this model (nothing else could serve). */
   resting?: boolean | undefined
   /** Reports the attempt's verdict and frees its in-flight/concurrency slot. Called exactly once
-   *  per selection (A guarantees it, on every path, including client aborts → `neutral`). For a
-   *  stream that goes on after its verdict (`ok` at the first frame), `until` settles when the
-   *  stream ends: the verdict counts at once (a probe closes its circuit at the first frame), the
-   *  slot is held until then (`maxConcurrent` and least-in-flight count whole streams). */
+   *  per selection (the attempt loop guarantees it, on every path, including client aborts →
+   *  `neutral`). For a stream that goes on after its verdict (`ok` at the first frame), `until`
+   *  settles when the stream ends: the verdict counts at once (a probe closes its circuit at the
+   *  first frame), the slot is held until then (`maxConcurrent` and least-in-flight count whole
+   *  streams). */
   finish(verdict: AttemptVerdict, until?: Promise<unknown>): void
 }
 

@@ -5,7 +5,7 @@ import type { ModelProfile, ModelProfileEntry } from './profile'
  * `thinking: {type: "enabled"}`; `deepseek-reasoner` always thinks; V4 (`deepseek-v4-pro`,
  * `deepseek-v4-flash`) thinks unless turned off. In thinking mode an assistant turn with tool
  * calls needs its `reasoning_content` back in every later request, or the API answers 400
- * (checklist TOOL-H-11); between user turns without tool calls it is ignored. So every model of
+ * (TOOL-H-11); between user turns without tool calls it is ignored. So every model of
  * the API takes earlier reasoning back (`reasoningHistory`); the reasoning a model returned goes
  * back to it in any case (ADR 0018). JSON mode only (`json_object`), no images. Self-hosted R1
  * (vLLM, Ollama) always thinks, takes no field for it, and its template drops earlier reasoning.

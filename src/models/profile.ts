@@ -94,7 +94,7 @@ export type ModelProfile = {
   /**
    * Whether earlier reasoning the gateway did not get from this model goes back on assistant
    * messages, in `reasoningField` (DeepSeek and Kimi thinking models refuse a tool loop without
-   * it: checklist TOOL-H-11; GLM, Qwen and MiniMax think better with it). Reasoning this model
+   * it: TOOL-H-11; GLM, Qwen and MiniMax think better with it). Reasoning this model
    * handed out goes back to it whatever this says (ADR 0018).
    */
   reasoningHistory: boolean

@@ -30,7 +30,7 @@ export function reasoningOn(reasoning: ChatRequest['reasoning']): reasoning is R
 }
 
 /**
- * A thinking budget as an effort (RSN-02, pinned): ≤ 1024 low, ≤ 8192 medium, else high. Claude
+ * A thinking budget as an effort: ≤ 1024 low, ≤ 8192 medium, else high. Claude
  * Code's 31,999 is `high`, never the costlier `xhigh`.
  */
 export function effortOfBudget(budget: number): 'low' | 'medium' | 'high' {

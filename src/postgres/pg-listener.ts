@@ -1,7 +1,7 @@
 import type { ListenHandlers, ListenSubscription, PostgresListener } from './client'
 
 /** The part of a `pg` pool client the listener uses. */
-type PgConnection = {
+export type PgConnection = {
   query(text: string): Promise<unknown>
   on(
     event: 'notification',

@@ -4,8 +4,8 @@ import type { ChatResponse, FinishReason, StreamEvent } from '../canonical/types
 /**
  * A JSON answer that came back as the input of the forced answer tool (`anthropicJsonTool`),
  * turned back into what the client asked for: text holding the JSON, finished `stop` rather than
- * `tool-calls` (checklist JSON-01, vercel/ai's `isJsonResponseFromTool`). Calls of the client's
- * own tools stay calls.
+ * `tool-calls`, as vercel/ai's `isJsonResponseFromTool` does: the client asked for JSON, not a
+ * tool call. Calls of the client's own tools stay calls.
  */
 export function unwrapJsonToolResponse(response: ChatResponse, toolName: string): ChatResponse {
   let unwrapped = false

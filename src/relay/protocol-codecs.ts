@@ -73,7 +73,7 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
     operation: () => 'messages',
     encodeRequest: (request, target, output) =>
       encodeAnthropicRequest(request, { defaultMaxTokens: output.limit }, target),
-    // A JSON answer carried by the answer tool goes back to the client as text (JSON-01).
+    // A JSON answer carried by the answer tool goes back to the client as text: it asked for JSON.
     decodeResponse: (body, _generateId, request, profile) => {
       const response = decodeAnthropicResponse(body)
       const tool = anthropicJsonTool(request, profile)

@@ -16,9 +16,8 @@ export type ResolvedInput = {
 }
 
 /**
- * Resolves `previous_response_id` and `item_reference`s from the response store (RESP-REQ-13,
- * RESP-REQ-14), and finds the stored reasoning of reasoning items sent back by id only (the
- * Agents SDK replays them so).
+ * Resolves `previous_response_id` and `item_reference`s from the response store, and finds the
+ * stored reasoning of reasoning items sent back by id only (the Agents SDK replays them so).
  *
  * With `strict` (a translated upstream, which cannot know any response id), an id the store does
  * not hold is a 400 that says how to fix the request. Without (an upstream that speaks Responses

@@ -11,7 +11,7 @@ export function keyMayUseGroup(key: KeyRecord, groupId: string): boolean {
 }
 
 /**
- * Resolves a call name to a group (spec §2.1, §4 rule 4).
+ * Resolves a call name to a group.
  *
  * Default routing takes the first group, in registry order, that the key may use and that serves
  * the name. With `groupIdRouting`, `<group_id>/<model_name>` pins the group, but only when the

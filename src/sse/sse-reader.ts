@@ -59,8 +59,8 @@ const feedSlice = 4 * 1024
  * final event without its blank line is still delivered, since some OpenAI-compatible servers
  * end that way.
  *
- * Lines that are not SSE are collected, because Google writes a mid-stream error as bare JSON
- * (checklist ERR-S-G); they are handed out as one event once they form a JSON object. A body that
+ * Lines that are not SSE are collected, because Google writes a mid-stream error as bare JSON;
+ * they are handed out as one event once they form a JSON object. A body that
  * is not an event stream at all (an HTML page, binary garbage) fails after `maxStrayChars` of such
  * lines with no valid event among them: each one costs the parser an exception, so reading on
  * would stall the event loop for every other request. Only a collection that starts with `{` and

@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
-import { builtInPriceRows } from '../../src/index'
+import { builtInPriceRows } from '../../src/extend'
 import {
   adminToken,
   ConsoleClient,

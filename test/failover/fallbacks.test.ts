@@ -3,7 +3,6 @@ import {
   createGateway,
   createMemoryUsageMeter,
   createStaticGroupRegistry,
-  createWeightedSelector,
   GatewayConfigError,
   type GroupRegistry,
   type UpstreamSelector,
@@ -12,6 +11,7 @@ import {
   type UsageMeter,
   type UsageRecord,
 } from '../../src/index'
+import { createWeightedSelector } from '../../src/extend'
 import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstreams'
 import { keys } from '../helpers/gateway'
 import { upstreamUsage, type UpstreamKind } from '../helpers/upstream-usage'

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest'
 import {
   createGateway,
   createMemoryUsageMeter,
-  createWeightedSelector,
   createStaticGroupRegistry,
   type AttemptVerdict,
   type UpstreamCall,
   type UpstreamProvider,
   type UpstreamSelector,
 } from '../../src/index'
+import { createWeightedSelector } from '../../src/extend'
 import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
 
 /** A selector that records every selection and every verdict, around the weighted default. */

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createMemoryUsageMeter,
   type KeyUsageSummary,
-  type LimitState,
   type ReserveResult,
   type UsageMeter,
   type UsageRecord,
 } from '../../src/index'
+import type { LimitState } from '../../src/extend'
 import { buildGateway, keys, openAIClient } from '../helpers/gateway'
 import {
   chatCompletion,

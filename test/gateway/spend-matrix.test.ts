@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GatewayHandler, TokenUsage } from '../../src/index'
+import type { GatewayHandler } from '../../src/index'
+import type { TokenUsage } from '../../src/extend'
 import { anthropicApiKey, anthropicBaseUrl, anthropicHandlers } from '../helpers/anthropic-upstream'
 import { buildGateway, gatewayUrl, keys } from '../helpers/gateway'
 import {

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../../src/index'
+import type { TokenUsage } from '../../src/extend'
 
 /** An upstream kind of the fakes. */
 export type UpstreamKind = 'openai' | 'anthropic' | 'gemini' | 'responses'

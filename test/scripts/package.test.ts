@@ -61,6 +61,10 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
     'index.cjs',
     'index.d.ts',
     'index.d.cts',
+    'extend.js',
+    'extend.cjs',
+    'extend.d.ts',
+    'extend.d.cts',
     'node/index.js',
     'node/index.cjs',
     'node/index.d.ts',
@@ -89,7 +93,7 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
     const result = packAndCheck(dir)
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/^22 files, [\d.]+ kB packed, [\d.]+ kB unpacked\n/)
+    expect(result.stdout).toMatch(/^26 files, [\d.]+ kB packed, [\d.]+ kB unpacked\n/)
   })
 
   it('fails a package with source maps, scripts, a missing file or over its budget, naming each', () => {

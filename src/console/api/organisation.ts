@@ -25,9 +25,9 @@ export type OrganisationPanel = {
 
 /**
  * The organisation's usage and spend (all keys), against the budget or prepaid balance the
- * operator supplies. Admins and viewers see it; key holders never do (the spec: "the organisation
- * balance is viewed in the console", not through a key). A balance callback that fails is logged
- * and the panel shows no balance rather than failing the page.
+ * operator supplies. Admins and viewers see it; key holders never do: the organisation's
+ * balance is the operator's business, seen in the console, never through a client key. A balance
+ * callback that fails is logged and the panel shows no balance rather than failing the page.
  */
 export async function organisationPanel(
   deps: ConsoleDeps,

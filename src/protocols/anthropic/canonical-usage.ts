@@ -3,7 +3,7 @@ import { finiteNumber, isJsonObject } from '../../internal/json'
 
 /**
  * Anthropic usage ↔ canonical usage. `input_tokens` excludes cache reads and writes, so the total
- * input is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens` (checklist §3.3).
+ * input is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
  * `cache_creation` splits the writes by lifetime: an hour's write (`ephemeral_1h_input_tokens`)
  * costs 2× input, five minutes' 1.25×, so the hour's part is kept as `cacheWrite1h`. Thinking
  * tokens are part of `output_tokens`; Anthropic names them in `output_tokens_details`.
@@ -44,7 +44,7 @@ export function anthropicUsageToCanonical(usage: unknown): Usage {
   }
 }
 
-/** The Anthropic `usage` object for canonical usage. Counts are never negative (checklist USE-01). */
+/** The Anthropic `usage` object for canonical usage. Counts are never negative (USE-01). */
 export function canonicalUsageToAnthropic(usage: Usage) {
   const cacheRead = usage.input.cacheRead ?? 0
   const cacheWrite = usage.input.cacheWrite ?? 0

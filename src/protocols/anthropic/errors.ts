@@ -24,7 +24,7 @@ const anthropicErrorTypes: Record<GatewayErrorCode, string> = {
 }
 
 /**
- * The HTTP status Anthropic gives each error `type` (checklist §5.1). A Map, not an object, so that
+ * The HTTP status Anthropic gives each error `type`. A Map, not an object, so that
  * an upstream type such as `constructor` cannot hit a prototype member.
  */
 const anthropicErrorStatus = new Map<string, number>([
@@ -60,7 +60,7 @@ export function renderAnthropicError(error: GatewayError, requestId: string): Re
 
 /** The body of an Anthropic error answer (its status is the error's own). */
 export function anthropicErrorBody(error: GatewayError, requestId: string) {
-  // An Anthropic upstream's own error body reaches an Anthropic client as it was (ERR-02).
+  // An Anthropic upstream's own error body reaches an Anthropic client as it was.
   const upstream = error.upstream?.protocol === 'anthropic' ? error.upstream.body : undefined
   const type =
     isJsonObject(upstream) &&
@@ -72,8 +72,8 @@ export function anthropicErrorBody(error: GatewayError, requestId: string) {
 }
 
 /**
- * Anthropic's mid-stream error event, `event: error` with `data: {"type":"error","error":{…}}`
- * (checklist ERR-S-A). The SDK only sees the frame because of its `event:` line, and throws an
+ * Anthropic's mid-stream error event, `event: error` with `data: {"type":"error","error":{…}}`.
+ * The SDK only sees the frame because of its `event:` line, and throws an
  * `APIError` whose `error.type` is the body's type.
  *
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#error-events
@@ -86,8 +86,8 @@ export function anthropicStreamErrorFrame(error: GatewayError): string {
 /**
  * A gateway error for an Anthropic error body, such as the data of a mid-stream `event: error`.
  * The status is the one Anthropic gives the type as an HTTP error, so that an error arriving before
- * the first byte reaches the client is answered with it (checklist ERR-05); the upstream message is
- * kept (ERR-02).
+ * the first byte reaches the client is answered with it; the upstream message is
+ * kept.
  *
  * @see https://docs.anthropic.com/en/api/errors
  */

@@ -3,7 +3,7 @@ import { pricingField, type ListedModel } from '../../pricing/listed-price'
 
 /**
  * Anthropic's model list, with its cursor paging (`limit` 1–1000, default 20; `after_id`;
- * `before_id`), which the SDK walks while `has_more` is true (checklist ML-A-01).
+ * `before_id`), which the SDK walks while `has_more` is true.
  *
  * Each entry carries the model profile's limits as Anthropic names them: `max_input_tokens` (the
  * context window) and `max_tokens` (the most `max_tokens` may be), `null` when unknown; a priced

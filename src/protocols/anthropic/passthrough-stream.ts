@@ -12,7 +12,7 @@ import { anthropicStreamErrorFrame, anthropicErrorToGateway } from './errors'
  * Passthrough for a messages client of an Anthropic upstream: every frame goes out as the upstream
  * wrote it, but for `message_start`'s `message.model`, set to the call name (ADR 0019). Only
  * `message_start` and `message_delta` are parsed, for usage (message_delta's is cumulative and
- * wins: checklist USE-04). An `error` event ends the stream as it is.
+ * wins over message_start's). An `error` event ends the stream as it is.
  *
  * @param callName the model name the client sent
  */

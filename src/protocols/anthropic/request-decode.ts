@@ -102,8 +102,8 @@ export function decodeAnthropicRequest(body: AnthropicMessagesRequest): ChatRequ
 }
 
 /**
- * `output_config.format` (or the beta's `output_format`) → a JSON answer with its schema
- * (JSON-03): `@ai-sdk/anthropic` and the SDK's `messages.parse` send it for Claude model names,
+ * `output_config.format` (or the beta's `output_format`) → a JSON answer with its schema:
+ * `@ai-sdk/anthropic` and the SDK's `messages.parse` send it for Claude model names,
  * whichever group serves them.
  */
 function outputFormat(body: AnthropicMessagesRequest): ChatRequest['responseFormat'] {

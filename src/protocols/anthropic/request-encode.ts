@@ -29,7 +29,7 @@ export type AnthropicEncodeOptions = {
  * Canonical form → a messages request body, fitted to the target model's profile.
  *
  * - All system text, wherever it stood, goes to the top-level `system` blocks in order (SYS-01,
- *   SYS-02: hoisted); empty text is dropped everywhere (SYS-08, CNT-03).
+ *   SYS-02: hoisted); empty text is dropped everywhere.
  * - Consecutive turns of one role merge, tool results first in a user turn (ROLE-01, TOOL-H-04).
  * - Thinking goes back only with an Anthropic signature (or redacted data), byte for byte; any
  *   other reasoning is dropped, never sent unsigned or with a forged signature (TOOL-H-10).

@@ -56,7 +56,7 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
 }
 
 /**
- * A canonical response → a `message` (RESP-A-01): thinking first, then
+ * A canonical response → a `message`: thinking first, then
  * text, then tool_use; `stop_sequence` always present; no empty text blocks (CNT-03).
  */
 export function encodeAnthropicResponse(

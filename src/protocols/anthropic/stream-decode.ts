@@ -18,7 +18,7 @@ type OpenBlock =
   | { kind: 'skipped'; upstreamIndex: unknown }
 
 /**
- * Anthropic messages stream → canonical stream events (checklist §4.2 "A messages stream").
+ * Anthropic messages stream → canonical stream events.
  *
  * - Frames are dispatched on their `event:` name, else on the data's `type`; `ping` and comments
  *   give nothing.
@@ -26,11 +26,11 @@ type OpenBlock =
  *   place for (`server_tool_use`, `web_search_tool_result`, …) and unknown deltas
  *   (`citations_delta`, …) are skipped, so the blocks after them are numbered without gaps.
  * - A thinking block's `signature_delta` is kept for its `reasoning-end`, tagged `anthropic`, so
- *   that it only ever goes back to Anthropic (checklist RR-02, TOOL-H-10).
+ *   that it only ever goes back to Anthropic (RR-02, TOOL-H-10).
  * - `message_delta.usage` is cumulative and authoritative: its fields overwrite those of
- *   `message_start`, `input_tokens` included (checklist USE-04), as the official SDK does.
+ *   `message_start`, `input_tokens` included, as the official SDK does.
  * - The finish is emitted at `message_stop`. A body that ends without it ends in an error event,
- *   never in an invented finish (checklist STR-OA-06, ERR-S-A).
+ *   never in an invented finish.
  *
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * @example
@@ -177,7 +177,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   }
 
   const messageStart = (data: JsonObject, events: StreamEvent[]) => {
-    // A repeated message_start (seen from Anthropic-compatible proxies) is ignored (STR-AO-08).
+    // A repeated message_start (seen from Anthropic-compatible proxies) is ignored.
     if (started) return
     started = true
     const message = isJsonObject(data['message']) ? data['message'] : {}
@@ -294,7 +294,7 @@ function stringOr(value: unknown): string {
   return typeof value === 'string' ? value : ''
 }
 
-/** A cumulative usage object without the `null`s that mean "not reported" (checklist USE-04). */
+/** A cumulative usage object without the `null`s that mean "not reported". */
 function withoutNulls(value: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null))
 }

@@ -10,9 +10,9 @@ import { gatewayThinkingSignature } from './thinking-signature'
 
 /** Options of the Anthropic stream encoder. */
 export type AnthropicStreamEncoderOptions = {
-  /** The message id the client sees, `msg_…` (checklist ID-01). */
+  /** The message id the client sees, `msg_…` (ID-01). */
   id: string
-  /** The model name the client sees (checklist ID-02). */
+  /** The model name the client sees (ID-02). */
   model: string
 }
 
@@ -32,11 +32,11 @@ type EventOf<Type extends StreamEvent['type']> = Extract<StreamEvent, { type: Ty
 
 /**
  * Canonical stream events → an Anthropic messages stream, framed as the API frames it: every frame
- * has both `event: <type>` and `data: <json of that type>` (checklist WIRE-A-01; the SDK ignores
- * frames without `event:`). Rules pinned here (checklist STR-A-OUT-01 unless said otherwise):
+ * has both `event: <type>` and `data: <json of that type>` (the SDK ignores
+ * frames without `event:`). Rules pinned here:
  *
  * - `message_start` comes first, then a `ping`, with the latest usage known (real `input_tokens`
- *   when the upstream reported them, STR-A-OUT-02).
+ *   when the upstream reported them).
  * - Block indices are 0, 1, 2… in the order this encoder opens blocks, not the canonical indices:
  *   a block that writes nothing takes no index. Blocks never interleave: an event for another
  *   block closes the open one first, and events for a closed block are dropped.
@@ -47,10 +47,10 @@ type EventOf<Type extends StreamEvent['type']> = Extract<StreamEvent, { type: Ty
  * - Thinking streams live. Its `signature_delta` carries Anthropic's own signature, or, for
  *   reasoning from another protocol (DeepSeek's `reasoning_content`), the gateway's tag, which is
  *   never mistaken for Anthropic's and is dropped before anything goes back to Anthropic (RR-02,
- *   TOOL-H-10). Redacted thinking is written only when it came from Anthropic (RR-03).
+ *   TOOL-H-10). Redacted thinking is written only when it came from Anthropic.
  * - `finish` closes the open block, then writes one `message_delta` (cumulative usage) and
- *   `message_stop`; `error` writes the in-stream error event (ERR-S-A) without closing blocks or
- *   inventing a `message_stop`. Nothing follows either (STR-END-03).
+ *   `message_stop`; `error` writes the in-stream error event without closing blocks or
+ *   inventing a `message_stop`. Nothing follows either.
  * - `end()` writes nothing: a stream that stopped short is the relay's to report.
  *
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming

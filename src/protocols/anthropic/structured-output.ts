@@ -33,7 +33,7 @@ const unsupported = new Set([
 
 /**
  * The name of the forced tool that carries the JSON answer of `request` to a model without
- * native structured output (JSON-01), or `undefined` when the request does not go that way. The
+ * native structured output, or `undefined` when the request does not go that way. The
  * response decoders call it with the same request to turn the tool's input back into text.
  */
 export function anthropicJsonTool(request: ChatRequest, profile: ModelProfile): string | undefined {
@@ -53,7 +53,7 @@ export type AnthropicStructuredOutput =
   | { kind: 'instruction'; text: string }
 
 /**
- * A JSON answer in the form the model takes (JSON-01, JSON-02): `output_config.format` where the
+ * A JSON answer in the form the model takes: `output_config.format` where the
  * model constrains output natively; else a forced single tool whose input is the answer; else
  * (no schema, or a model with neither) a system instruction.
  */

@@ -21,7 +21,7 @@ const originPrefix = `${gatewayPrefix}o.`
  * The signature the gateway puts on a thinking block whose reasoning came from another protocol.
  * Claude Code drops thinking blocks without a signature, so the block carries a tag no one can
  * mistake for Anthropic's: it is not forged, and when a client sends the block back the gateway
- * drops it before anything reaches Anthropic (checklist RR-02, TOOL-H-10).
+ * drops it before anything reaches Anthropic (RR-02, TOOL-H-10).
  *
  * Reasoning an `openai`-protocol upstream returned (DeepSeek's `reasoning_content`) gets
  * `gw1.o.` + base64url(its canonical origin: field, upstream model, digest of the text), so that

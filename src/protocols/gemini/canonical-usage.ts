@@ -5,8 +5,7 @@ import { finiteNumber, isJsonObject } from '../../internal/json'
  * Gemini `usageMetadata` → canonical usage. `promptTokenCount` already includes
  * `cachedContentTokenCount`, while `candidatesTokenCount` excludes `thoughtsTokenCount`, so the
  * canonical output total adds the thoughts back. Tokens of tool-use prompts
- * (`toolUsePromptTokenCount`) are input the model read, so they join the input total
- * (checklist §3.3, USE-01).
+ * (`toolUsePromptTokenCount`) are input the model read, so they join the input total.
  *
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors'
 import { mediaTypeFromUrl } from './media-type'
 
 /**
- * An `inlineData` blob → an image (any `image/*` type) or a document (checklist CNT-02, CNT-04).
+ * An `inlineData` blob → an image (any `image/*` type) or a document.
  * Plain text is decoded to text, which OpenAI and Anthropic both take as a document; audio and
  * video have no counterpart and are refused with 400 naming the part (CNT-05).
  *

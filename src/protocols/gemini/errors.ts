@@ -7,7 +7,7 @@ export type GeminiErrorBody = {
 }
 
 /**
- * Google's RPC status name for each HTTP status it uses (checklist §5.1, §5.3). A Map, so that no
+ * Google's RPC status name for each HTTP status it uses. A Map, so that no
  * status can hit a prototype member.
  */
 const rpcStatus = new Map<number, string>([
@@ -26,7 +26,7 @@ const rpcStatus = new Map<number, string>([
 ])
 
 /**
- * The HTTP status a Gemini client gets, as Google would answer (checklist §5.3, pinned): Google
+ * The HTTP status a Gemini client gets, as Google would answer: Google
  * has no 529 and answers an overloaded or unreachable backend with 503 `UNAVAILABLE`; a request
  * too large for the model is 400 `INVALID_ARGUMENT`, never 413; billing failures (402) are 429
  * `RESOURCE_EXHAUSTED`.
@@ -46,8 +46,8 @@ export function geminiStatus(error: GatewayError): number {
 }
 
 /**
- * Google's error body for a gateway error. A Gemini upstream's own body passes through as it was
- * (checklist ERR-02), `details` (such as `RetryInfo`) included.
+ * Google's error body for a gateway error. A Gemini upstream's own body passes through as it was,
+ * `details` (such as `RetryInfo`) included.
  *
  * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  */
@@ -103,7 +103,7 @@ export function renderGeminiError(error: GatewayError): Response {
 
 /**
  * Google's mid-stream error: the bare JSON body, with no `data:` prefix and no trailing blank
- * line (checklist ERR-S-G). `@google/genai` `JSON.parse`s every network read whole and throws
+ * line. `@google/genai` `JSON.parse`s every network read whole and throws
  * `ApiError` (`got status: <STATUS>. {…}`) when one read is exactly such an object with a code of
  * 400–599, so the frame must be the JSON text alone and must be written on its own. It is one line,
  * so line-based readers (python-genai) parse it too. No blank line follows: should a network read
@@ -121,7 +121,7 @@ export function geminiStreamErrorFrame(error: GatewayError): string {
 /**
  * A gateway error for Google's error body, such as a mid-stream `{"error":{…}}` payload. The code
  * (the HTTP status) is kept, as is the body, tagged as Gemini's, so that a Gemini client gets it
- * as Google wrote it (checklist ERR-02).
+ * as Google wrote it.
  *
  * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  */

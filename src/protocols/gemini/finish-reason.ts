@@ -3,9 +3,9 @@ import type { FinishReason } from '../../canonical/types'
 /**
  * Gemini `finishReason` → canonical finish reason. Gemini says `STOP` even when the turn ended in
  * function calls, and Gemini 3 streams that `STOP` in a later chunk than the call, so the caller
- * passes whether a function call was seen anywhere in the candidate (checklist §3.2, RESP-04,
- * bug 3). Malformed or unexpected function calls map to `error` (checklist §8 item 7, pinned):
- * the turn produced no usable call, and `stop` would hide that from the agent loop.
+ * passes whether a function call was seen anywhere in the candidate. Malformed or unexpected
+ * function calls map to `error`: the turn produced no usable call, and `stop` would hide that from
+ * the agent loop.
  *
  * @see https://ai.google.dev/api/generate-content#FinishReason
  */
@@ -39,7 +39,7 @@ export function geminiFinishToCanonical(reason: unknown, sawFunctionCall: boolea
  * The `finishReason` a Gemini client gets. A raw value that Gemini itself sent (an upper-case enum
  * name that maps back to the same unified reason) is restored, so `RECITATION` or `MAX_TOKENS`
  * survive a Gemini → Gemini round trip through the canonical form; anything else uses the table
- * (tool calls are `STOP` in Gemini; checklist §3.2).
+ * (tool calls are `STOP` in Gemini).
  *
  * @see https://ai.google.dev/api/generate-content#FinishReason
  */

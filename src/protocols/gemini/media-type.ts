@@ -13,7 +13,7 @@ const byExtension = new Map([
 
 /**
  * The media type a URL's file extension suggests, or `undefined`. Gemini's `fileData` requires a
- * `mimeType`, which OpenAI and Anthropic image URLs do not carry (checklist CNT-02).
+ * `mimeType`, which OpenAI and Anthropic image URLs do not carry (CNT-02).
  *
  * @see https://ai.google.dev/api/caching#FileData
  */

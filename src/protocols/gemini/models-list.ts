@@ -40,8 +40,8 @@ function supportedMethods(model: ListedModel): string[] {
 }
 
 /**
- * Gemini's model list, paged by `pageSize` (default 50, at most 1000) and an opaque `pageToken`
- * (checklist ML-G-01). Token limits and thinking come from the model profiles (ML-X-01).
+ * Gemini's model list, paged by `pageSize` (default 50, at most 1000) and an opaque `pageToken`.
+ * Token limits and thinking come from the model profiles.
  *
  * @see https://ai.google.dev/api/models#method:-models.list
  */

@@ -23,10 +23,10 @@ const schemaData = new Set(['enum', 'required', 'propertyOrdering', 'default', '
 const snakeKey = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/
 
 /**
- * Rewrites an inbound generateContent (or countTokens) body to lowerCamel field names
- * (checklist INGEST-G-01): the REST API accepts both `system_instruction` and
- * `systemInstruction`, and Google's own curl samples use snake_case, while the rest of the gateway
- * reads camelCase only. When both spellings of a field are present, the camelCase one wins.
+ * Rewrites an inbound generateContent (or countTokens) body to lowerCamel field names: the REST API
+ * accepts both `system_instruction` and `systemInstruction`, and Google's own curl samples use
+ * snake_case, while the rest of the gateway reads camelCase only. When both spellings of a field
+ * are present, the camelCase one wins.
  *
  * User data is never touched: function call `args`, function response `response`, JSON Schema
  * values (`parametersJsonSchema`, `responseJsonSchema`) and the property names inside an OpenAPI

@@ -12,7 +12,7 @@ const integerFields = new Set([
 
 /**
  * A Gemini OpenAPI-subset `Schema` (tool `parameters`, `responseSchema`) → JSON Schema for OpenAI
- * and Anthropic (checklist TOOL-D-07, JSON-05):
+ * and Anthropic (TOOL-D-07, JSON-05):
  * - upper-case types (`"OBJECT"`, `"STRING"`) become lower-case;
  * - `nullable: true` becomes `type: [T, "null"]`, or a `{type: "null"}` branch of an `anyOf`;
  * - `propertyOrdering` (Gemini's own output-order hint) is dropped;

@@ -16,7 +16,7 @@ const errorPattern = /^\s*\{\s*"error"\s*:/
  * its data, but for the `modelVersion` every event repeats, set to the call name (ADR 0019). Only
  * the `usageMetadata` member of each event is located and parsed (it is cumulative: the last
  * wins), and `finishReason` is watched so that a stream cut short is reported. An upstream error
- * object is written the way Google writes it (ERR-S-G) and ends the stream.
+ * object is written the way Google writes it and ends the stream.
  *
  * @param callName the model name the client sent (in the path)
  */

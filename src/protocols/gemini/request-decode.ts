@@ -28,7 +28,7 @@ type PendingCall = { id: string; callId?: string; name: string; answered: boolea
  *
  * - `systemInstruction` text parts become one system message, one text part each (SYS-07); any
  *   other part there is refused with 400.
- * - Contents without a role are user turns (ROLE-06); `model` turns are assistant messages.
+ * - Contents without a role are user turns; `model` turns are assistant messages.
  * - Thought parts of a model turn are reasoning, their `thoughtSignature` kept as Gemini's.
  * - A function call keeps its `thoughtSignature` both as the part's signature and inside its id
  *   (TOOL-H-09); calls without an id get `call_<turn>_<part>`, stable across requests (TOOL-H-07).
@@ -101,7 +101,7 @@ function systemParts(parts: Part[]): TextPart[] {
         { param: `systemInstruction.parts[${index}]` },
       )
     }
-    // Empty system text is dropped, never sent as an empty block (SYS-08).
+    // Empty system text is dropped, never sent as an empty block.
     return part['text'] === '' ? [] : [{ type: 'text' as const, text: part['text'] }]
   })
 }

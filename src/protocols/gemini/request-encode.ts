@@ -245,7 +245,7 @@ function pairResults(calls: Turn['calls'], results: PendingResult[]): Part[] {
 }
 
 /**
- * A functionResponse `response`, which must be a JSON object (TOOL-H-06, pinned): a result that
+ * A functionResponse `response`, which must be a JSON object: a result that
  * is a JSON object's text is passed as that object, any other text as `{result}`, an error as
  * `{error}`.
  */

@@ -8,7 +8,7 @@ export { normalizeGeminiBody }
 const part = z.looseObject({})
 
 const content = z.looseObject({
-  // Omitted roles are user turns (checklist ROLE-06).
+  // Omitted roles are user turns.
   role: z.oneOf(['user', 'model']).optional(),
   parts: z.array(part),
 })
@@ -98,8 +98,8 @@ const countTokensFields = z.looseObject({
 })
 
 /**
- * A countTokens body: either `{contents}` or `{generateContentRequest}`, never both (checklist
- * CT-G-01). The JS SDK in Developer API mode sends only `{contents}`; the second form is the one
+ * A countTokens body: either `{contents}` or `{generateContentRequest}`, never both. The JS
+ * SDK in Developer API mode sends only `{contents}`; the second form is the one
  * that also counts system instructions and tools.
  *
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens

@@ -12,9 +12,9 @@ import { decodeGeminiToolCallId, encodeGeminiToolCallId } from './tool-call-id'
  * asks for one).
  *
  * - Thought parts are reasoning, adjacent ones joined until a thought signature closes one; text
- *   parts are joined; every functionCall part is a tool call (RESP-02), its arguments `{}` when
- *   Gemini sent none (RESP-03) and its thought signature folded into the id (TOOL-H-09).
- * - `STOP` with a function call is `tool-calls` (RESP-04, §7 bug 3).
+ *   parts are joined; every functionCall part is a tool call, its arguments `{}` when
+ *   Gemini sent none and its thought signature folded into the id (TOOL-H-09).
+ * - `STOP` with a function call is `tool-calls`.
  * - A blocked prompt (no candidates, `promptFeedback.blockReason`) is a content filter whose
  *   refusal names the reason.
  *
@@ -88,13 +88,13 @@ export function decodeGeminiResponse(
 }
 
 /**
- * A canonical response → a `GenerateContentResponse` (RESP-G-01): thought parts first, then
+ * A canonical response → a `GenerateContentResponse`: thought parts first, then
  * text, then function calls, each call with its Gemini thought signature when it has one, and
  * the call's own id so that a client echoing it back keeps the upstream's id. Anthropic thinking
  * (text and signature, or redacted data) or an OpenAI-compatible upstream's reasoning (text and
  * origin) before a call travels in that call's `thoughtSignature`, which Gemini clients echo
  * (`packCarriedThinking`); its text is also shown as a thought part. A refusal explanation has no
- * field (RR-04).
+ * field.
  *
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */

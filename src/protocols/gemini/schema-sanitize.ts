@@ -3,7 +3,7 @@ import { isJsonObject } from '../../internal/json'
 /**
  * The JSON Schema keywords Gemini documents for `parametersJsonSchema` and `responseJsonSchema`.
  * `additionalProperties` is in Google's list, yet Claude Code tool schemas carrying it were
- * answered with 400 "Unknown name" (checklist TOOL-D-04, §7 bug 6), so it is left out (pinned).
+ * answered with 400 "Unknown name", so it is left out.
  *
  * @see https://ai.google.dev/api/caching#FunctionDeclaration
  */
@@ -37,7 +37,7 @@ const schemaMaps = new Set(['properties', '$defs'])
 const subschemas = new Set(['items', 'prefixItems', 'anyOf', 'oneOf'])
 
 /**
- * A JSON Schema reduced to the subset Gemini accepts (checklist TOOL-D-04):
+ * A JSON Schema reduced to the subset Gemini accepts (TOOL-D-04):
  * - keywords outside the allowlist are dropped, recursively (`$schema`, `additionalProperties`,
  *   `exclusiveMinimum`, `propertyNames`, `pattern`, `default`, …);
  * - `const` becomes a one-value `enum`, which Gemini accepts and which keeps the constraint;

@@ -25,32 +25,32 @@ type OpenBlock =
   { kind: 'text'; index: number } | { kind: 'reasoning'; index: number; signature?: string }
 
 /**
- * Gemini `:streamGenerateContent?alt=sse` → canonical stream events (checklist §4.2 "G stream").
+ * Gemini `:streamGenerateContent?alt=sse` → canonical stream events.
  * Each `data:` is a whole `GenerateContentResponse` holding only the new parts; there is no
- * terminator, the end of the body ends the stream (WIRE-G-01). Rules pinned here:
+ * terminator, the end of the body ends the stream. Rules pinned here:
  *
  * - `message-start` comes with the first event: `responseId` (else a generated id) and
- *   `modelVersion`, and the usage when that event has some (STR-GA-01).
+ *   `modelVersion`, and the usage when that event has some.
  * - Parts are read in order from candidate 0. Text parts open (or continue, across events) a text
  *   block, `thought: true` parts a reasoning block; a part of the other kind closes the open block
- *   first. Empty text opens nothing (STR-GO-02).
+ *   first. Empty text opens nothing.
  * - A `thoughtSignature` on a thought part, or on a text part while a reasoning block is open
  *   (Gemini's trailing `{text: "", thoughtSignature}`), becomes that block's `reasoning-end`
- *   signature, tagged `gemini` (STR-GA-02). On a text part with no reasoning before it the
+ *   signature, tagged `gemini`. On a text part with no reasoning before it the
  *   signature is dropped: Google requires signatures back only on function calls.
  * - A `functionCall` part is a whole tool call: start, one delta with `JSON.stringify(args ?? {})`
- *   (RESP-03: no-argument calls have no `args`), end. Its signature rides in the id too
+ *   (no-argument calls have no `args`), end. Its signature rides in the id too
  *   (`encodeGeminiToolCallId`, TOOL-H-09), as OpenAI and Anthropic clients only echo ids.
  * - `usageMetadata` is cumulative: its fields are merged, later ones winning, and every event
- *   carrying it gives a `usage` snapshot (STR-GO-04).
+ *   carrying it gives a `usage` snapshot.
  * - `finishReason` closes the open block and is remembered; the `finish` event waits for the end
  *   of the body, because nothing marks the last event. `STOP` becomes `tool-calls` when a function
  *   call came in any event of the stream, since Gemini 3 sends `STOP` in a later event than the
- *   call (STR-GO-05, §7 bug 3). A prompt blocked before any candidate (`promptFeedback.blockReason`)
- *   finishes as `content-filter` (STR-GO-07).
+ *   call. A prompt blocked before any candidate (`promptFeedback.blockReason`)
+ *   finishes as `content-filter`.
  * - A body that ends without a finish reason ends in an `error` event, never in an invented finish
- *   (STR-GO-06, as STR-OA-06). A payload `{"error": {code, message, status}}` becomes an `error`
- *   event (ERR-S-G). Google writes it as bare JSON without `data:`, which the SSE reader hands
+ *   (as for OpenAI streams). A payload `{"error": {code, message, status}}` becomes an `error`
+ *   event. Google writes it as bare JSON without `data:`, which the SSE reader hands
  *   out as a message of its own; a `data:` line with that JSON reads the same. Nothing follows an
  *   `error`.
  *
@@ -117,7 +117,7 @@ export function createGeminiStreamDecoder(options: GeminiStreamDecoderOptions): 
         name: stringOr(call['name']),
         ...signedByGemini(signature),
       },
-      // `args` is a Struct: an object, or absent for a call without arguments (RESP-03).
+      // `args` is a Struct: an object, or absent for a call without arguments.
       {
         type: 'tool-call-delta',
         index,

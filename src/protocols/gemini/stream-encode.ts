@@ -18,7 +18,7 @@ export type GeminiStreamEncoderOptions = {
   modelVersion: string
   /**
    * Whether thought parts are written. Gemini sends them only when the request set
-   * `thinkingConfig.includeThoughts` (checklist STR-AG-01); defaults to `true`.
+   * `thinkingConfig.includeThoughts`; defaults to `true`.
    */
   includeThoughts?: boolean
 }
@@ -46,8 +46,8 @@ type GeminiChunk = {
 type PendingCall = { id: string; name: string; signature: string | undefined; args: string }
 
 /**
- * Canonical stream events → Gemini `streamGenerateContent?alt=sse`, as Google streams it
- * (checklist STR-G-OUT-01, WIRE-G-01): frames `data: <GenerateContentResponse>\n\n`, each with
+ * Canonical stream events → Gemini `streamGenerateContent?alt=sse`, as Google streams it:
+ * frames `data: <GenerateContentResponse>\n\n`, each with
  * `candidates[0].content.role: "model"` and only the new parts, `modelVersion` and `responseId`;
  * no terminator.
  *
@@ -65,10 +65,10 @@ type PendingCall = { id: string; name: string; signature: string | undefined; ar
  *   (`packCarriedThinking`), so a Gemini client brings it back.
  * - `finish` writes the last event: `finishReason` and `usageMetadata`, with parts
  *   `[{text: ""}]` as Gemini's own last event has, because the SDK's chat history rejects an
- *   event with no parts (STR-OG-03). A refusal explanation has no Gemini field (RR-04).
- * - `error` writes Google's bare JSON error, with no `data:` (ERR-S-G, see
+ *   event with no parts. A refusal explanation has no Gemini field.
+ * - `error` writes Google's bare JSON error, with no `data:` (see
  *   `geminiStreamErrorFrame`); `end()` without `finish` or `error` writes one too, since the
- *   answer is incomplete. Nothing follows either (STR-END-03).
+ *   answer is incomplete. Nothing follows either.
  *
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures

@@ -5,7 +5,7 @@ import type { ReasoningEffort } from '../../models/profile'
 import { nearestLevel, reasoningOff, reasoningOn, wantedEffort } from '../../models/reasoning-fit'
 
 /**
- * Thinking budgets for reasoning efforts (RSN-03, pinned), before the model's range applies.
+ * Thinking budgets for reasoning efforts, before the model's range applies.
  */
 const budgetByEffort: Record<Exclude<ReasoningEffort, 'none'>, number> = {
   minimal: 512,

@@ -1,7 +1,7 @@
 /**
  * Gemini 3 rejects a replayed function call whose `thoughtSignature` is missing, yet OpenAI and
  * Anthropic clients echo nothing of a tool call but its id. So the signature travels inside the id
- * (checklist TOOL-H-09, bug 8) and needs no server-side state.
+ * (TOOL-H-09) and needs no server-side state.
  *
  * Format, all within Anthropic's tool id pattern `^[a-zA-Z0-9_-]+$`:
  * - `gsig_<n>_<sig>_<fallback>` when the signature is canonical padded base64 (what Google sends):

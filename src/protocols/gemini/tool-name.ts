@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../canonical/types'
 
 /**
- * A tool name Gemini accepts (checklist TOOL-D-03, §7 bug 7): it must start with a letter or an
+ * A tool name Gemini accepts: it must start with a letter or an
  * underscore, hold only letters, digits, `_`, `.`, `:` and `-`, and Gemini's errors quote a
  * 64-character limit (the SDK docs say 128; the stricter one is kept). The rewrite is
  * deterministic, so a call in history, its result and `allowedFunctionNames` all agree:

@@ -12,7 +12,7 @@ type FunctionCallingConfig = NonNullable<
 /**
  * The `functionDeclarations` of every `tools` entry → canonical tools. The schema is
  * `parametersJsonSchema` as sent, else `parameters` converted from OpenAPI (TOOL-D-07), else an
- * empty object schema (TOOL-D-02). Built-in tools (`googleSearch`, `codeExecution`, …) have no
+ * empty object schema. Built-in tools (`googleSearch`, `codeExecution`, …) have no
  * counterpart elsewhere and are dropped (docs/translation.md › Caveats).
  *
  * @see https://ai.google.dev/api/caching#Tool
@@ -55,7 +55,7 @@ export function encodeGeminiTools(tools: readonly ToolDefinition[]): Record<stri
 }
 
 /**
- * `functionCallingConfig` → canonical tool choice (checklist §2.5).
+ * `functionCallingConfig` → canonical tool choice.
  *
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
@@ -71,7 +71,7 @@ export function decodeGeminiToolChoice(config: FunctionCallingConfig): ToolChoic
       return { type: 'none' }
     case 'ANY': {
       const names = config?.allowedFunctionNames ?? []
-      // Several allowed names have no counterpart: any tool may be called (TC-05, pinned).
+      // Several allowed names have no counterpart: any tool may be called.
       return names.length === 1 ? { type: 'tool', name: names[0]! } : { type: 'required' }
     }
     case 'MODE_UNSPECIFIED':
@@ -85,7 +85,7 @@ export function decodeGeminiToolChoice(config: FunctionCallingConfig): ToolChoic
 }
 
 /**
- * Canonical tool choice → `functionCallingConfig` (checklist §2.5); a forced tool is `ANY` with
+ * Canonical tool choice → `functionCallingConfig`; a forced tool is `ANY` with
  * its (Gemini-safe) name as the one allowed name.
  *
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
@@ -109,7 +109,7 @@ export function encodeGeminiToolChoice(choice: ToolChoice): Record<string, unkno
 
 /**
  * `parametersJsonSchema`, sanitised (TOOL-D-04). A function without parameters gets none: Gemini
- * allows that (TOOL-D-02), and an empty object schema buys nothing.
+ * allows that, and an empty object schema buys nothing.
  */
 function parameters(schema: Record<string, unknown>): Record<string, unknown> {
   const clean = toGeminiJsonSchema(schema)

@@ -5,7 +5,7 @@ import { finiteNumber, isJsonObject } from '../../internal/json'
 
 /**
  * OpenAI usage ↔ canonical usage. `prompt_tokens` includes cached tokens and `completion_tokens`
- * includes reasoning tokens (checklist §3.3).
+ * includes reasoning tokens.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage
  */
@@ -38,7 +38,7 @@ export function openAIUsageToCanonical(usage: unknown): Usage {
   }
 }
 
-/** The OpenAI `usage` object for canonical usage; totals always add up (checklist USE-01, USE-02). */
+/** The OpenAI `usage` object for canonical usage; totals always add up. */
 export function canonicalUsageToOpenAI(usage: Usage) {
   const prompt = usage.input.total ?? 0
   const completion = usage.output.total ?? 0
@@ -54,7 +54,7 @@ export function canonicalUsageToOpenAI(usage: Usage) {
 /**
  * What the usage meter records for an OpenAI `usage` object: `undefined` when it holds no token
  * counts. `prompt_tokens` already includes cached tokens (DeepSeek's `prompt_cache_hit_tokens`
- * count as cached too: checklist USE-05).
+ * count as cached too).
  */
 export function readOpenAIUsage(usage: unknown): TokenUsage | undefined {
   return toTokenUsage(openAIUsageToCanonical(usage))

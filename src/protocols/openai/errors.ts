@@ -32,7 +32,7 @@ export type OpenAIErrorObject = {
 
 /**
  * The OpenAI error object for a gateway error. An OpenAI-shaped upstream error is passed through
- * as the upstream wrote it (checklist ERR-02).
+ * as the upstream wrote it.
  *
  * @see https://platform.openai.com/docs/guides/error-codes
  */
@@ -57,7 +57,7 @@ export function openAIErrorObject(error: GatewayError): OpenAIErrorObject {
   return { message: error.message, type: names.type, param: error.param ?? null, code: names.code }
 }
 
-/** OpenAI clients get 503 for an overloaded upstream: the status they know (checklist §5.3). */
+/** OpenAI clients get 503 for an overloaded upstream: the status they know. */
 export function openAIStatus(error: GatewayError): number {
   return error.code === 'overloaded' && error.status === 529 ? 503 : error.status
 }
@@ -68,7 +68,7 @@ export function renderOpenAIError(error: GatewayError): Response {
 }
 
 /**
- * The spec's mid-stream error event for chat-completions clients: `event: error` with
+ * OpenAI's mid-stream error event for chat-completions clients: `event: error` with
  * `data: {"error":{…}}`. The openai SDK throws an `APIError` with this message (it reads `error` in
  * any data payload), after the chunks it has already yielded.
  */

@@ -43,8 +43,8 @@ function isJsonSpace(code: number): boolean {
  * Passthrough for an OpenAI client of an OpenAI upstream: each event's data goes out as the
  * upstream wrote it, but for the `model` every chunk repeats, set to the call name (ADR 0019).
  * Only chunks carrying a usage object are parsed, to meter them; the usage-only chunk the gateway
- * asked for is dropped when the client did not ask for it. An upstream error payload gets the
- * spec's `event: error` framing and ends the stream; so does a body that ends before `[DONE]`.
+ * asked for is dropped when the client did not ask for it. An upstream error payload gets
+ * OpenAI's `event: error` framing and ends the stream; so does a body that ends before `[DONE]`.
  */
 export function openAIPassthroughStream(options: {
   clientWantsUsage: boolean

@@ -9,7 +9,7 @@ const dataUrl = /^data:([^;,]+);base64,(.*)$/s
 /**
  * A chat-completions request → canonical form.
  *
- * - `system` and `developer` messages become system messages (ROLE-07); a legacy `function`
+ * - `system` and `developer` messages become system messages; a legacy `function`
  *   message is a tool result keyed by name.
  * - `image_url` data URLs become base64 images, other URLs stay URLs (CNT-02); `file` parts become
  *   documents; audio has no counterpart and is refused with 400 (CNT-05).

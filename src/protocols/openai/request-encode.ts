@@ -35,12 +35,12 @@ type OpenAIMessage = Record<string, unknown>
  *   from the answer, in `reasoning_details`.
  * - The output limit goes in the model's field (`max_completion_tokens` for reasoning models,
  *   else `max_tokens`, GEN-01), capped at its maximum; `top_k` is dropped (GEN-03); usage is
- *   always asked for on streams (GEN-08).
+ *   always asked for on streams.
  * - Reasoning is asked for only as the model takes it (`encodeOpenAIReasoning`); sampling fields
  *   are dropped where the model refuses them; a forced tool choice becomes `auto` for models
  *   that refuse it.
  * - A JSON answer is `json_schema` where the model constrains output to a schema, else
- *   `json_object` or an instruction carrying the schema (JSON-02, JSON-04).
+ *   `json_object` or an instruction carrying the schema.
  *
  * Every change made for the model is noted on `target.adjustments`.
  *

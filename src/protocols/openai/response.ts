@@ -7,9 +7,9 @@ import { readWireReasoning } from './reasoning-read'
 
 /**
  * A `chat.completion` → canonical response: reasoning (`reasoning_content`, `reasoning` or the
- * text of `reasoning_details`, see `readWireReasoning`), then text, then tool calls (RESP-02,
- * RSN-05). With `model` — the upstream model the gateway called — the reasoning is signed with
- * its origin (`reasoningOriginSignature`), so that it can go back to that model in that field.
+ * text of `reasoning_details`, see `readWireReasoning`), then text, then tool calls. With `model` —
+ * the upstream model the gateway called — the reasoning is signed with its origin
+ * (`reasoningOriginSignature`), so that it can go back to that model in that field.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
@@ -44,7 +44,7 @@ export function decodeOpenAIResponse(
       type: 'tool-call',
       id: stringOf(call['id']),
       name: stringOf(call['function']['name']),
-      // No-argument calls may come as "" (checklist §7 bug 14).
+      // No-argument calls may come as "".
       arguments: typeof args === 'string' && args.trim() !== '' ? args : '{}',
     })
   }
@@ -61,7 +61,7 @@ export function decodeOpenAIResponse(
 }
 
 /**
- * A canonical response → a `chat.completion` (RESP-O-01). `content` is `null` when there are only
+ * A canonical response → a `chat.completion`. `content` is `null` when there are only
  * tool calls; reasoning goes to `reasoning_content` (RR-01); signatures are never exposed.
  */
 export function encodeOpenAIResponse(

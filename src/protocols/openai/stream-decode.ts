@@ -34,14 +34,14 @@ type OpenBlock =
  *
  * The wire has no block events, so they are synthesised: `delta.content` opens a text block,
  * `delta.reasoning_content`, `delta.reasoning` or text entries of `delta.reasoning_details` a
- * reasoning block (checklist RSN-05; `readWireReasoning`), which ends signed with its origin (the
+ * reasoning block (`readWireReasoning`), which ends signed with its origin (the
  * field of its first delta, `options.model`, the digest of its whole text), tool-call
  * deltas tool-call blocks, and a block of another kind closes the open one first. Within one
- * delta the order is reasoning, text, tool calls (STR-IN-O-04). Empty strings open nothing.
+ * delta the order is reasoning, text, tool calls. Empty strings open nothing.
  *
  * The finish chunk closes the open block, but the `finish` event waits for `[DONE]` or the end of
- * the body, because the usage chunk comes after the finish chunk (STR-IN-O-06, WIRE-ALL-03).
- * Ends (pinned, STR-OA-06/07): after `[DONE]` the stream finishes, as `stop` (or `tool-calls`)
+ * the body, because the usage chunk comes after the finish chunk.
+ * Ends: after `[DONE]` the stream finishes, as `stop` (or `tool-calls`)
  * when no finish reason came; a body that ends without `[DONE]` is an `error` event, even after a
  * finish reason, since the answer or its usage chunk (sent after the finish chunk) may be cut
  * short. A data payload with an `error` key (or an `event: error` frame)
@@ -197,7 +197,7 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
       }
       const choice = firstChoice(chunk['choices'])
       if (choice !== undefined) readChoice(choice, events)
-      // The usage-only chunk has `choices: []`, `null` or none at all (USE-05).
+      // The usage-only chunk has `choices: []`, `null` or none at all.
       if (isJsonObject(chunk['usage'])) {
         usage = mergeUsage(usage ?? emptyUsage(), openAIUsageToCanonical(chunk['usage']))
         events.push({ type: 'usage', usage })
@@ -217,7 +217,7 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
 /**
  * The canonical finish reason. `stop` after streamed tool calls becomes `tool-calls`, with `raw`
  * corrected too so that no encoder restores the wrong value (Gemini's OpenAI-compatible layer
- * does this, checklist STR-IN-O-05).
+ * does this).
  */
 function finishReason(raw: string | undefined, sawToolCall: boolean): FinishReason {
   const reason: FinishReason =
@@ -249,7 +249,7 @@ function endedEarly(): GatewayError {
 
 /**
  * An upstream error sent inside the stream. The body is kept, tagged as OpenAI's, so that an
- * OpenAI client gets it as the upstream wrote it (checklist ERR-02) and other clients do not.
+ * OpenAI client gets it as the upstream wrote it and other clients do not.
  */
 function midStreamError(body: unknown): GatewayError {
   const detail = isJsonObject(body) ? body['error'] : undefined

@@ -10,9 +10,9 @@ import { canonicalFinishToOpenAI } from './finish-reason'
 export type OpenAIStreamEncoderOptions = {
   /** The `chatcmpl-…` id every chunk repeats. */
   id: string
-  /** The model name the client asked for (checklist ID-02). */
+  /** The model name the client asked for (ID-02). */
   model: string
-  /** Unix seconds (ID-03). */
+  /** Unix seconds. */
   created: number
   /** The client asked for `stream_options.include_usage`. */
   includeUsage: boolean
@@ -52,19 +52,19 @@ type Chunk = {
 const done = 'data: [DONE]\n\n'
 
 /**
- * Canonical stream events → OpenAI chat-completions SSE, exactly as OpenAI streams it (checklist
- * STR-O-OUT-01): every chunk repeats `id`, `object`, `created` and `model` (ID-01); the first
+ * Canonical stream events → OpenAI chat-completions SSE, exactly as OpenAI streams it: every
+ * chunk repeats `id`, `object`, `created` and `model` (ID-01); the first
  * chunk is `{role: 'assistant', content: '', refusal: null}`; `finish` becomes one chunk with
  * `delta: {}` and `finish_reason`, then the usage chunk (`choices: []`) when the client asked for
  * it, then `data: [DONE]`. With `includeUsage` every earlier chunk has `usage: null`, as OpenAI
- * sends it; without, no chunk has a usage field (STR-O-OUT-02).
+ * sends it; without, no chunk has a usage field.
  *
  * Block events carry nothing on this wire and are dropped. Reasoning goes out as
  * `delta.reasoning_content`, DeepSeek style, and signatures are never exposed (RR-01). Tool calls
  * are numbered by their own counter 0, 1, 2…, never by the canonical block index: a text or
- * reasoning block before the first call must not make it `index: 1` (checklist §7 bug 1,
- * STR-AO-03). An `error` event becomes the spec's `event: error` frame and ends the stream without
- * `[DONE]` (ERR-S-O); nothing is written after the terminal frame (STR-END-03).
+ * reasoning block before the first call must not make it `index: 1` (clients
+ * index their calls by it). An `error` event becomes OpenAI's `event: error` frame and ends the
+ * stream without `[DONE]`; nothing is written after the terminal frame.
  *
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options

@@ -18,7 +18,7 @@ export type ToolCallTracker = {
   push(entry: unknown): StreamEvent[]
   /** Ends every call in progress (the stream moved on to another block, or finished). */
   close(): StreamEvent[]
-  /** Whether the stream has carried any tool call (checklist STR-IN-O-05). */
+  /** Whether the stream has carried any tool call. */
   readonly sawToolCall: boolean
 }
 
@@ -35,7 +35,7 @@ type TrackedCall = {
 }
 
 /**
- * Tracks streamed tool calls (checklist STR-IN-O-01/02/03).
+ * Tracks streamed tool calls.
  *
  * Attribution of a fragment to a call, most specific evidence first:
  * - a non-blank `id` finds the call with that id at the same `index`, or (for servers that omit

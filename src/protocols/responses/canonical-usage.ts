@@ -14,7 +14,7 @@ export type ResponsesUsage = {
 
 /**
  * Responses `usage` → canonical usage. `input_tokens` includes cached (and cache-written) tokens
- * and `output_tokens` includes reasoning tokens (RESP-USE-01).
+ * and `output_tokens` includes reasoning tokens.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
  */
@@ -46,7 +46,7 @@ export function responsesUsageToCanonical(usage: unknown): Usage {
 
 /**
  * Canonical usage → a Response object's `usage`: all five numbers, both detail objects, and
- * `total_tokens = input_tokens + output_tokens`, as Codex and the AI SDK require (RESP-USE-01).
+ * `total_tokens = input_tokens + output_tokens`, as Codex and the AI SDK require.
  * Cache writes (Anthropic's) are counted in `input_tokens` and named in `cache_write_tokens`.
  */
 export function canonicalUsageToResponses(usage: Usage): ResponsesUsage {

@@ -36,7 +36,7 @@ export function textParts(content: unknown): TextPart[] {
 }
 
 /**
- * User content parts → canonical parts (RESP-REQ-04): `input_text`; `input_image` with a data URL
+ * User content parts → canonical parts: `input_text`; `input_image` with a data URL
  * (base64) or an https URL; `input_file` with `file_data` (a data URL) or `file_url`. A `file_id`
  * names a file stored at OpenAI, which no other upstream can read: 400 naming the part.
  *

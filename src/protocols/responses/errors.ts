@@ -11,7 +11,7 @@ import { upstreamRetryAfterMs } from '../../http/retry-after'
 const contextOverflow =
   /prompt is too long|context[ _-]?(length|window)|maximum context|input token count.*exceeds|too many (input )?tokens/i
 
-/** True when an upstream error says the prompt is longer than the model's context (RESP-ERR-02). */
+/** True when an upstream error says the prompt is longer than the model's context. */
 export function isContextOverflow(error: GatewayError): boolean {
   const body = error.upstream?.body
   const detail = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : {}
@@ -32,9 +32,9 @@ function isOverloaded(error: GatewayError): boolean {
 }
 
 /**
- * The OpenAI error object a Responses client gets, with the codes clients act on (RESP-ERR-01…03):
+ * The OpenAI error object a Responses client gets, with the codes clients act on:
  *
- * - an OpenAI upstream's own error body, as the upstream wrote it (ERR-02), when it names a code;
+ * - an OpenAI upstream's own error body, as the upstream wrote it, when it names a code;
  * - `context_length_exceeded` for any upstream's context overflow (Codex compacts on it);
  * - `rate_limit_exceeded`, its message ending "Please try again in Ns." when the upstream said how
  *   long — the wording Codex reads its retry delay from;
@@ -94,8 +94,8 @@ export function renderResponsesError(error: GatewayError): Response {
 }
 
 /**
- * The `error` of a failed Response (`response.failed`), for a failure after the stream began
- * (RESP-ERR-03): the codes above, `server_error` for anything else (Codex retries those).
+ * The `error` of a failed Response (`response.failed`), for a failure after the stream began:
+ * the codes above, `server_error` for anything else (Codex retries those).
  */
 export function responsesFailure(error: GatewayError): { code: string; message: string } {
   const object = responsesErrorObject(error)

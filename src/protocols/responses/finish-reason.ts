@@ -8,7 +8,7 @@ export type ResponsesOutcome =
   | { status: 'failed'; incomplete_details: null; error: { code: string; message: string } }
 
 /**
- * Canonical finish reason → a Response's `status` and `incomplete_details` (RESP-RES-05): stop and
+ * Canonical finish reason → a Response's `status` and `incomplete_details`: stop and
  * tool calls complete; `length` is incomplete for `max_output_tokens`; `content-filter` incomplete
  * for `content_filter`; an upstream `error` finish (Gemini's MALFORMED_FUNCTION_CALL) fails with
  * `server_error`, which clients such as Codex retry.

@@ -20,11 +20,11 @@ export type InputDecodeOptions = {
 }
 
 /**
- * Responses input items → canonical messages (checklist RESP-REQ-02…11, 15).
+ * Responses input items → canonical messages.
  *
  * - A string is one user message. `system` and `developer` messages are system messages.
  * - Assistant messages, reasoning and function / custom tool calls that follow each other form one
- *   assistant turn (RESP-REQ-06); calls in a `namespace` get the name the upstream knows them by.
+ *   assistant turn; calls in a `namespace` get the name the upstream knows them by.
  * - A custom tool call's raw input goes as the arguments `{"input": …}` (RESP-REQ-10).
  * - Tool outputs become tool results, placed right after the turn that made their calls, whatever
  *   came between (Codex may put a developer message there; chat upstreams refuse that). An output

@@ -4,7 +4,7 @@ import type { ResponsesClientContext } from './request-decode'
 import { mintReasoningBlob } from './reasoning-blob'
 import { customToolArgument } from './tools-decode'
 
-/** An `output_text` content part, with the arrays the AI SDK requires (RESP-RES-02). */
+/** An `output_text` content part, with the arrays the AI SDK requires. */
 export type ResponsesOutputText = {
   type: 'output_text'
   text: string
@@ -56,7 +56,7 @@ export type ResponsesOutputItem =
 
 /**
  * The ids of one response and its items, minted once from the request id and reused everywhere
- * they appear (RESP-STR-05): `resp_<id>`, and `<prefix>_<id>_<output index>` for items, so every
+ * they appear: `resp_<id>`, and `<prefix>_<id>_<output index>` for items, so every
  * id is unique across responses, as `item_reference` needs.
  */
 export function responsesIds(requestId: string) {
@@ -73,7 +73,7 @@ export function outputText(text: string): ResponsesOutputText {
   return { type: 'output_text', text, annotations: [], logprobs: [] }
 }
 
-/** A finished message item (RESP-RES-02). */
+/** A finished message item. */
 export function messageItem(id: string, text: string): ResponsesMessageItem {
   return {
     id,
@@ -85,7 +85,7 @@ export function messageItem(id: string, text: string): ResponsesMessageItem {
 }
 
 /**
- * A finished reasoning item (RESP-RES-04): the text as a summary when the client asked for
+ * A finished reasoning item: the text as a summary when the client asked for
  * summaries; the gateway's blob as `encrypted_content` when it asked for that (or sent
  * `store: false`). `full` always includes the blob: it is what the response store keeps.
  */
@@ -109,7 +109,7 @@ export function reasoningItem(
 }
 
 /**
- * A finished tool call item (RESP-RES-03): a `custom_tool_call` with the raw input for a tool the
+ * A finished tool call item: a `custom_tool_call` with the raw input for a tool the
  * client declared `custom`, else a `function_call` (arguments `{}` when empty); tools from a
  * `namespace` carry it, under the client's own name.
  */

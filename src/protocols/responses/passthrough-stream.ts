@@ -8,7 +8,7 @@ import type { TokenUsage } from '../../usage/usage-meter'
 import { readResponsesUsage } from './canonical-usage'
 import { responsesErrorObject, responsesEventError, responsesFailure } from './errors'
 
-/** The terminal events: the only ones carrying usage (RESP-STR-11). */
+/** The terminal events: the only ones carrying usage. */
 const terminals = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
 /** The events that carry the whole response, and so its `model`. */
@@ -35,7 +35,7 @@ const sequencePattern = /"sequence_number"\s*:\s*(\d+)/
  *
  * An upstream that ends without a terminal event, or whose connection breaks, gets an `error`
  * event and `response.failed` from the gateway, numbered after the upstream's last event; never a
- * silent end that a client would take for a complete answer (RESP-STR-13).
+ * silent end that a client would take for a complete answer.
  */
 export function responsesPassthroughStream(callName: string): SseTranslator {
   let usage: TokenUsage | undefined

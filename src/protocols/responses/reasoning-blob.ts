@@ -22,7 +22,7 @@ const signers = new Set(['anthropic', 'gemini', 'openai'])
  * reasoning exactly as the upstream returned it (text, and the signature or redacted data of the
  * family that made it — for an OpenAI-compatible upstream, its origin), so that the client's next
  * turn can carry it back and an Anthropic, Gemini or DeepSeek tool loop keeps its reasoning
- * (RESP-RES-04, RESP-REQ-11, ADR 0018).
+ * (ADR 0018).
  *
  * Format `gwr1.` + base64url(JSON `{t, s?, r?}`), where `s` and `r` are `{protocol, value}`. It is
  * opaque to clients but not a secret: it holds what the summary shows and a vendor signature that

@@ -51,7 +51,7 @@ type OpenItem =
 
 /**
  * Canonical stream events → Responses SSE, as the strictest consumer expects (the `openai` SDK's
- * `responses.stream()` helper, v6.45+ and v7; checklist RESP-STR-01…13):
+ * `responses.stream()` helper, v6.45+ and v7):
  *
  * - frames are `event: <type>` + `data: {"type", "sequence_number", …}`; `sequence_number` counts
  *   0, 1, 2… across the whole stream; no `[DONE]`;
@@ -67,13 +67,13 @@ type OpenItem =
  *   in the done item (an Anthropic signature is only known at the block's end);
  * - function calls: `function_call_arguments.delta`s and `.done` (`{}` for no arguments); a call
  *   of a tool the client declared `custom` is a `custom_tool_call` whose input is unwrapped from
- *   the JSON the upstream streamed, so it is buffered and sent whole at the end (RESP-STR-10);
+ *   the JSON the upstream streamed, so it is buffered and sent whole at the end;
  * - exactly one terminal: `response.completed` (or `response.incomplete` with
  *   `incomplete_details`, or `response.failed` for an upstream error finish) holding every item
  *   and the full usage;
  * - an `error` event (also a broken upstream) is written as `error` — with the error both flat, as
  *   the SDK types have it, and nested, as OpenAI sends it — then `response.failed`; so is an end
- *   without a finish (RESP-STR-13); nothing follows.
+ *   without a finish; nothing follows.
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */

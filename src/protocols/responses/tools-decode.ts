@@ -20,11 +20,11 @@ export type DecodedTools = {
   dropped: string[]
 }
 
-/** The one string argument a custom tool becomes, for upstreams without freeform tools (RESP-TOOL-03). */
+/** The one string argument a custom tool becomes, for upstreams without freeform tools. */
 export const customToolArgument = 'input'
 
 /**
- * Responses tools → canonical tools (checklist RESP-TOOL-01…04, RESP-TC-01).
+ * Responses tools → canonical tools (RESP-TOOL-01…04, RESP-TC-01).
  *
  * - A flat `function` tool keeps its name, description and JSON schema (an absent schema becomes
  *   an empty object schema); `strict` only matters to OpenAI and is not carried.

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../../../src/index'
+import type { TokenUsage } from '../../../src/extend'
 import { anthropicMessage, anthropicTextFrames } from '../../helpers/anthropic-upstream'
 import { geminiResponse, geminiTextFrames } from '../../helpers/gemini-upstream'
 import { responseObject, responsesStreamFrames } from '../../helpers/responses-upstream'
