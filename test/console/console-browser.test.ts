@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import OpenAI from 'openai'
@@ -317,11 +317,6 @@ describe('the console in a real browser', { timeout: 60_000 }, () => {
             .map((control) => control.outerHTML),
         )
         expect(unlabelled, id).toEqual([])
-        const shot = await screenshot(page, `${id}-${width}`)
-        if (id === 'keys' && width === 'desktop' && process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-          mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true })
-          copyFileSync(shot, join(repoRoot, 'docs', 'images', 'console-keys.png'))
-        }
         if (width === 'phone') {
           // Nothing wider than the phone: no sideways scrolling of the page.
           expect(
