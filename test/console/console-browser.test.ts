@@ -107,8 +107,9 @@ describe('the console in a real browser', { timeout: 60_000 }, () => {
     await page.reload()
     const row = keyRow(page, 'browser-key')
     await row.waitFor()
-    const today = (await row.locator('td[data-label="Today"]').textContent())!
-    expect(today).toMatch(/^1 req · \d+ tok · \$0\.0+[1-9]\d*$/)
+    // Counts on one line, spend on the next.
+    const today = await row.locator('td[data-label="Today"]').innerText()
+    expect(today).toMatch(/^1 req · \d+ tok\n\$0\.0+[1-9]\d*$/)
     // The key's secret is never on the page again: the list shows its public part.
     expect(await page.content()).not.toContain(secret)
 
