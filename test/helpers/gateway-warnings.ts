@@ -15,14 +15,15 @@ export function captureGatewayWarnings(expected: readonly RegExp[] = [circuitOpe
   readonly lines: string[]
 } {
   const captured = { lines: [] as string[] }
+  let spy: { mockRestore(): void } | undefined
   beforeEach(() => {
     captured.lines = []
-    vi.spyOn(console, 'warn').mockImplementation((...parts: unknown[]) => {
+    spy = vi.spyOn(console, 'warn').mockImplementation((...parts: unknown[]) => {
       captured.lines.push(parts.map(String).join(' '))
     })
   })
   afterEach(() => {
-    vi.mocked(console.warn).mockRestore()
+    spy?.mockRestore()
     const unexpected = captured.lines.filter((line) => !expected.some((shape) => shape.test(line)))
     expect(unexpected, 'console.warn lines of an unexpected kind').toEqual([])
   })
