@@ -10,6 +10,10 @@ import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstre
 import { keys } from '../helpers/gateway'
 import { upstreamUsage, type UpstreamKind } from '../helpers/upstream-usage'
 import { callThrough, until, type ClientKind } from './client-calls'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 /** Each client protocol, passed through to an upstream group of its own family. */
 const clients: Record<
@@ -30,7 +34,7 @@ const clients: Record<
   messages: {
     upstream: 'anthropic',
     protocol: 'anthropic',
-    model: 'claude-sonnet-4-5-20250929',
+    model: 'claude-sonnet-4-6',
     statuses: [429, 500, 529],
   },
   gemini: {

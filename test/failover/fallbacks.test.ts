@@ -16,6 +16,10 @@ import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstre
 import { keys } from '../helpers/gateway'
 import { upstreamUsage, type UpstreamKind } from '../helpers/upstream-usage'
 import { callThrough, until } from './client-calls'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 /**
  * Three groups of one upstream each — `gpt` (OpenAI), `claude` (Anthropic), `gem` (Gemini) — each
@@ -68,7 +72,7 @@ function setup(
       {
         id: 'claude',
         protocol: 'anthropic',
-        models: [{ name: 'claude-sonnet-4-5-20250929', fallbacks: fallbacks.claude }],
+        models: [{ name: 'claude-haiku-4-5-20251001', fallbacks: fallbacks.claude }],
         upstreams: [upstream('claude-up', 'anthropic')],
       },
       {
@@ -101,7 +105,7 @@ describe('fallbacks across groups and protocols', () => {
         { anthropic: overloaded },
         { claude: ['gem/gemini-2.5-flash'] },
       )
-      const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', stream)
+      const result = await callThrough('messages', gateway, 'claude-haiku-4-5-20251001', stream)
       expect(result.kind).toBe('answer')
       expect((result as { text: string }).text).not.toBe('')
       expect(fakes.anthropic.calls).toHaveLength(1)
@@ -120,7 +124,7 @@ describe('fallbacks across groups and protocols', () => {
       expect(record).toMatchObject({
         groupId: 'gem',
         providerId: 'gem-up',
-        model: 'claude-sonnet-4-5-20250929',
+        model: 'claude-haiku-4-5-20251001',
         upstreamModel: 'gemini-2.5-flash',
         outcome: 'ok',
         estimated: false,
@@ -145,14 +149,14 @@ describe('fallbacks across groups and protocols', () => {
     async (stream) => {
       const { gateway, fakes, records, reserved } = setup(
         { openai: { kind: 'status', status: 503 } },
-        { gpt: ['claude/claude-sonnet-4-5-20250929'] },
+        { gpt: ['claude/claude-haiku-4-5-20251001'] },
       )
       const result = await callThrough('chat', gateway, 'gpt-4o-mini', stream)
       expect(result.kind).toBe('answer')
       expect((result as { text: string }).text).not.toBe('')
       expect(fakes.openai.calls).toHaveLength(1)
       expect(fakes.anthropic.calls).toHaveLength(1)
-      // The client set no limit: Claude Sonnet 4.5's own maximum output, not gpt-4o-mini's 16,384.
+      // The client set no limit: Claude Haiku 4.5's own maximum output, not gpt-4o-mini's 16,384.
       expect(fakes.anthropic.calls[0]!.body['max_tokens']).toBe(64_000)
       // Held once, for the larger of the two allowances.
       expect(reserved).toHaveLength(1)
@@ -161,7 +165,7 @@ describe('fallbacks across groups and protocols', () => {
       expect(records[0]).toMatchObject({
         groupId: 'claude',
         providerId: 'claude-up',
-        upstreamModel: 'claude-sonnet-4-5-20250929',
+        upstreamModel: 'claude-haiku-4-5-20251001',
         outcome: 'ok',
         estimated: false,
       })
@@ -190,7 +194,7 @@ describe('fallbacks across groups and protocols', () => {
         },
       },
     )
-    const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', true)
+    const result = await callThrough('messages', gateway, 'claude-haiku-4-5-20251001', true)
     expect(result.kind).toBe('answer')
     expect(fakes.anthropic.calls).toHaveLength(0)
     expect(fakes.gemini.calls).toHaveLength(1)
@@ -205,7 +209,7 @@ describe('fallbacks across groups and protocols', () => {
       { claude: ['gem/gemini-2.5-flash'] },
       { keyGroups: ['claude'] },
     )
-    const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', false)
+    const result = await callThrough('messages', gateway, 'claude-haiku-4-5-20251001', false)
     expect(result).toMatchObject({ kind: 'error', status: 529 })
     expect(fakes.gemini.calls).toHaveLength(0)
     await until(() => records.length === 1)
@@ -218,7 +222,7 @@ describe('fallbacks across groups and protocols', () => {
       { anthropic: { kind: 'status', status: 400 } },
       { claude: ['gem/gemini-2.5-flash'] },
     )
-    const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', false)
+    const result = await callThrough('messages', gateway, 'claude-haiku-4-5-20251001', false)
     expect(result).toMatchObject({ kind: 'error', status: 400 })
     expect(fakes.gemini.calls).toHaveLength(0)
   })
@@ -228,7 +232,7 @@ describe('fallbacks across groups and protocols', () => {
       { anthropic: overloaded, gemini: { kind: 'status', status: 503 } },
       { claude: ['gem/gemini-2.5-flash'] },
     )
-    const result = await callThrough('messages', gateway, 'claude-sonnet-4-5-20250929', false)
+    const result = await callThrough('messages', gateway, 'claude-haiku-4-5-20251001', false)
     // Gemini's 503 UNAVAILABLE, in Anthropic's shape.
     expect(result).toMatchObject({ kind: 'error', status: 503 })
     await until(() => records.length === 1)

@@ -11,6 +11,10 @@ import { formatRequestLog } from '../../src/node/cli/request-log'
 import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstreams'
 import { keys } from '../helpers/gateway'
 import { callThrough, until } from './client-calls'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 type Retry = NonNullable<NonNullable<GatewayConfig['groups']>[number]['retry']>
 

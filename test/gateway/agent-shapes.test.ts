@@ -11,7 +11,7 @@ import { useFakeUpstreams } from '../helpers/fake-gateway'
 const fakes = useFakeUpstreams({
   openai: [{ name: 'claude-haiku-4-5-20251001', upstreamModel: 'gpt-5' }],
   anthropic: [{ name: 'gemini-2.5-pro', upstreamModel: 'claude-sonnet-4-6' }],
-  gemini: [{ name: 'claude-sonnet-4-5-20250929', upstreamModel: 'gemini-2.5-flash' }],
+  gemini: [{ name: 'claude-sonnet-4-6', upstreamModel: 'gemini-2.5-flash' }],
 })
 
 /** Claude Code's tool list, trimmed: JSON Schema with `$schema` and `additionalProperties`. */
@@ -71,7 +71,7 @@ async function claudeCodeLoop(model: string): Promise<string> {
 describe('Claude Code against a gemini group (gemini-2.5-flash)', () => {
   it('clamps the 31,999 thinking budget to 24,576 and runs the loop', async () => {
     const before = fakes.calls.gemini.length
-    expect(await claudeCodeLoop('claude-sonnet-4-5-20250929')).toMatch(/^Answer from/)
+    expect(await claudeCodeLoop('claude-sonnet-4-6')).toMatch(/^Answer from/)
     const [first, second] = fakes.calls.gemini.slice(before).map((call) => JSON.parse(call.body))
     expect(first.generationConfig).toEqual({
       maxOutputTokens: 32_000,

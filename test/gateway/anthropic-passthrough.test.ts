@@ -14,6 +14,10 @@ import {
   openai,
   upstreams,
 } from './anthropic-setup'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 describe('messages client × anthropic group (passthrough)', () => {
   it('relays messages.create byte for byte but for the model, with the group key and the client version headers', async () => {

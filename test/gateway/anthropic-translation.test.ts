@@ -14,6 +14,10 @@ import {
   openai,
   upstreams,
 } from './anthropic-setup'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 describe('messages client × openai group (translation)', () => {
   it('translates a Claude Code-shaped request and answers in Anthropic shape', async () => {

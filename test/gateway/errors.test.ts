@@ -2,6 +2,10 @@ import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildGateway, gatewayUrl, keys, openAIClient } from '../helpers/gateway'
 import { chatStreamFrames, controlledStream, createMockUpstream } from '../helpers/upstream'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 const upstream = createMockUpstream()
 beforeAll(() => upstream.server.listen({ onUnhandledRequest: 'error' }))

@@ -16,7 +16,7 @@ import { gatewayUrl, keys } from '../helpers/gateway'
  */
 const fakes = useFakeUpstreams({
   openai: ['gpt-4o'],
-  anthropic: ['claude-sonnet-4-5'],
+  anthropic: ['claude-sonnet-4-6'],
   gemini: ['gemini-2.5-flash'],
   responses: ['gpt-5-mini'],
 })
@@ -51,7 +51,7 @@ const chatModels: Record<string, (model: string) => BaseChatModel> = {
 
 const targets: Record<GroupKind, string> = {
   openai: 'gpt-4o',
-  anthropic: 'claude-sonnet-4-5',
+  anthropic: 'claude-sonnet-4-6',
   gemini: 'gemini-2.5-flash',
   responses: 'gpt-5-mini',
 }

@@ -19,6 +19,10 @@ import {
 import { imageBase64, matrixClients } from './matrix/clients'
 import { modelNameClients } from './matrix/model-names'
 import { families, reportedUsage, upstreamAnswers, type Family } from './matrix/upstream-answers'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 /**
  * The client × group matrix: the four client protocols (chat-completions, messages, Gemini native,

@@ -25,6 +25,10 @@ import {
   type UpstreamCallRecord,
 } from '../helpers/upstream'
 import type { UpstreamKind } from '../helpers/upstream-usage'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 /**
  * The error codes Responses clients act on (RESP-ERR-01…03), end to end through the openai SDK and

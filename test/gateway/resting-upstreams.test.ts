@@ -12,6 +12,7 @@ import {
 } from '../../src/index'
 import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
 import { gatewayHandler } from '../helpers/gemini-upstream'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
 import { baseUrlOf, healthUpstreams, type HealthHost } from '../helpers/health-upstreams'
 
 /**
@@ -32,6 +33,8 @@ const server = setupServer(
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
 afterEach(() => upstreams.reset())
+// Each circuit these failures open is a warning line: captured and checked, not printed.
+const warnings = captureGatewayWarnings()
 afterAll(() => server.close())
 
 type Family = 'openai' | 'anthropic' | 'gemini'
@@ -325,6 +328,11 @@ describe('two upstreams', () => {
     }
     expect(upstreams.callsTo('oa-1')).toHaveLength(refusedCalls)
     expect(events.slice(-4).every((event) => event.provider === 'oa-2')).toBe(true)
+    expect(warnings.lines).toContainEqual(
+      expect.stringMatching(
+        /^\[model-gateway\] upstream g\/oa-1: circuit open for [\d.]+ s \(\d+ failures in a row, no answer\)\.$/,
+      ),
+    )
   })
 })
 
@@ -346,6 +354,9 @@ describe('a lone connect-refused upstream', () => {
         expect(Date.now() - started).toBeLessThan(5_000)
       }
       expect((await gateway.health())[0]!.circuit).toBe('open')
+      expect(warnings.lines).toContainEqual(
+        expect.stringContaining(`[model-gateway] upstream g/${host}: circuit open for `),
+      )
     },
     30_000,
   )

@@ -24,6 +24,10 @@ import {
   upstreamBaseUrl,
   type UpstreamBehaviour,
 } from '../helpers/upstream'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 type Family = 'openai' | 'anthropic' | 'gemini'
 

@@ -17,6 +17,10 @@ import {
   vendorErrors,
   type HealthHost,
 } from '../helpers/health-upstreams'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
+
+// Failed attempts open circuits, each a warning line: captured and checked, not printed.
+captureGatewayWarnings()
 
 /**
  * Upstream health through the official SDKs: circuits opened by vendors' 429/529 and skipped,

@@ -1,12 +1,18 @@
 import OpenAI from 'openai'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { serveCli, writeConfig, type ServedCli } from '../helpers/cli'
-import { freePort } from '../helpers/redis'
+import { connectRedis, deletePrefix, freePort } from '../helpers/redis'
 import { readExposition } from '../observability/prometheus-format'
 
 const served: ServedCli[] = []
+// The first test's CLI meters in the machine's Redis, under a prefix of this run's own (the
+// config allows only [a-z0-9_]): removed afterwards.
+const prefix = `mgm${process.pid}_${crypto.randomUUID().slice(0, 8)}`
 afterAll(async () => {
   await Promise.all(served.map((gateway) => gateway.stop('SIGKILL')))
+  const redis = await connectRedis()
+  await deletePrefix(redis, prefix)
+  redis.destroy()
 })
 
 const token = 'metrics-token-for-the-cli-test-0123'
@@ -15,7 +21,7 @@ const config = (redis: string) => ({
     { id: 'demo', protocol: 'openai', models: ['demo-echo'], upstreams: [{ provider: 'mock' }] },
   ],
   keys: [{ key: 'sk-cli-metrics-0123456789abcdefABCD' }],
-  state: { redis, prefix: `mgm${process.pid}` },
+  state: { redis, prefix },
   metrics: { path: '/metrics', token: '${METRICS_TOKEN}' },
   probes: { liveness: '/livez', readiness: '/readyz' },
 })

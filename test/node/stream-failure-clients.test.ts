@@ -105,7 +105,15 @@ async function withLeakedRejections(
 }
 
 async function viaAiSdk(model: LanguageModel): Promise<Outcome> {
-  const result = streamText({ model, prompt: 'Capital?', maxRetries: 0, onError: () => undefined })
+  // An explicit output limit: for a model id it does not know ('openai-model'), the AI SDK's
+  // Anthropic provider otherwise picks 4096 itself and warns about it on stderr.
+  const result = streamText({
+    model,
+    prompt: 'Capital?',
+    maxOutputTokens: 256,
+    maxRetries: 0,
+    onError: () => undefined,
+  })
   let text = ''
   let failed = false
   let how = ''

@@ -12,8 +12,12 @@ import {
 } from '../../src/index'
 import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstreams'
 import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
 import type { UpstreamKind } from '../helpers/upstream-usage'
 import { otelHarness } from './otel-harness'
+
+// A 429 with retry-after opens its model's circuit: the warning is captured and checked here.
+const warnings = captureGatewayWarnings()
 
 const clientTrace = '0af7651916cd43dd8448eb211c80319c'
 const clientSpan = 'b7ad6b7169203331'
@@ -156,7 +160,7 @@ describe('OpenTelemetry spans through the official SDKs', () => {
   })
 
   it('a stream cut after its first event ends both spans, the attempt with finish reason error', async () => {
-    const { gateway, otel, records } = setup('anthropic', 'claude-sonnet-4-5-20250929', () => ({
+    const { gateway, otel, records } = setup('anthropic', 'claude-sonnet-4-6', () => ({
       kind: 'reset-after-first-byte',
     }))
     const anthropic = new Anthropic({
@@ -165,7 +169,7 @@ describe('OpenTelemetry spans through the official SDKs', () => {
       fetch: fetchThrough(gateway),
     })
     const stream = await anthropic.messages.create({
-      model: 'claude-sonnet-4-5-20250929',
+      model: 'claude-sonnet-4-6',
       max_tokens: 256,
       messages: [{ role: 'user', content: 'Say hello.' }],
       stream: true,
@@ -286,6 +290,9 @@ describe('OpenTelemetry spans through the official SDKs', () => {
     const backoffs = request.events.filter((event) => event.name === 'model_gateway.backoff')
     expect(backoffs).toHaveLength(attempts.length - 1)
     expect(backoffs[0]!.attributes!['model_gateway.backoff.wait_ms']).toBeTypeOf('number')
+    expect(warnings.lines).toContainEqual(
+      expect.stringContaining('upstream g/a, model "gpt-4o-mini": circuit open for'),
+    )
   })
 
   it('telemetry: true without an SDK registered uses the no-op providers: nothing breaks, no ids', async () => {

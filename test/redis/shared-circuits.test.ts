@@ -5,6 +5,7 @@ import { createGateway, type GatewayHandler } from '../../src/index'
 import { createGatewayWithState } from '../../src/node/index'
 import { createRedisCircuitStore } from '../../src/redis/index'
 import { fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
+import { captureGatewayWarnings } from '../helpers/gateway-warnings'
 import { baseUrlOf, healthUpstreams, vendorErrors } from '../helpers/health-upstreams'
 import {
   connectRedis,
@@ -35,6 +36,8 @@ afterAll(async () => {
 })
 
 const quiet = { warn: () => undefined, error: () => undefined }
+// The circuits these tests open are warning lines: captured and checked, not printed.
+const warnings = captureGatewayWarnings()
 
 function instance(
   upstreamIds: ('oa-1' | 'oa-2')[],
@@ -105,6 +108,12 @@ describe('circuits shared through Redis', () => {
     expect(retryAfter).toBeGreaterThan(55)
     expect(retryAfter).toBeLessThanOrEqual(60)
     expect(upstreams.callsTo('oa-1')).toHaveLength(1)
+    // Instance 1 opened it, and said so once; instance 2 adopted it without a line of its own.
+    expect(warnings.lines).toEqual([
+      expect.stringMatching(
+        /^\[model-gateway\] upstream o\/oa-1, model "gpt-4o-mini": circuit open for [\d.]+ s \(rate limited or overloaded \(retry-after\), last HTTP 429\)\.$/,
+      ),
+    ])
     await closeAll(one.gateway, two.gateway)
     await deletePrefix(redis, prefix)
   })

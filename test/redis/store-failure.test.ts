@@ -72,6 +72,11 @@ async function startGateway(url: string, onFailure: StoreFailurePolicy = {}) {
     upstream.open()
     await served.close()
     redis.destroy()
+    // What the meter wrote through a proxy to the machine's Redis stays there (some of it without
+    // an expiry): remove it over a connection of its own, since the test may have cut this one.
+    const shared = await connectRedis(redisUrl)
+    await deletePrefix(shared, prefix)
+    shared.destroy()
   })
   const openai = (key: string) =>
     new OpenAI({ apiKey: key, baseURL: `${served.url}/v1`, maxRetries: 0 })

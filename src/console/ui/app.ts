@@ -25,6 +25,9 @@ const pages: readonly Page[] = [
   },
 ]
 
+/** The console's name, in every tab title and on the sign-in page. */
+const consoleName = 'model-gateway console'
+
 function currentPageId(): string {
   return location.hash.replace(/^#\/?/, '').split('?')[0] || 'keys'
 }
@@ -58,10 +61,18 @@ export function App() {
     return () => removeEventListener('hashchange', onHash)
   }, [])
 
+  // The tab names the page the user sees: the console while it loads, "Sign in" without a session
+  // (whatever page the address names), else the page shown, which for a key holder asking for a staff page is the keys page.
+  const staff = session !== null && session !== undefined && session.user.role !== 'key'
+  const visible = pages.filter((page) => staff || page.staffOnly !== true)
+  const page = visible.find((item) => item.id === pageId) ?? visible[0]!
+  const title =
+    session === undefined
+      ? consoleName
+      : `${session === null ? 'Sign in' : page.title} · ${consoleName}`
   useEffect(() => {
-    const page = pages.find((item) => item.id === pageId)
-    document.title = `${page?.title ?? 'Console'} · model-gateway`
-  }, [pageId])
+    document.title = title
+  }, [title])
 
   if (error !== null)
     return html`<main class="page"><${Notice} kind="error" text=${error} /></main>`
@@ -78,9 +89,6 @@ export function App() {
       }}
     />`
   }
-  const staff = session.user.role !== 'key'
-  const visible = pages.filter((page) => staff || page.staffOnly !== true)
-  const page = visible.find((item) => item.id === pageId) ?? visible[0]!
   const signOut = () =>
     api('/session', { method: 'DELETE' }).then(
       () => {

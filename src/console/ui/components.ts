@@ -32,14 +32,21 @@ export function CopyButton(props: { text: string; label: string }) {
   </button>`
 }
 
-/** A block of code with a copy button. */
+/**
+ * A block of code with a copy button. The button sits in a bar above the code, never over it, and
+ * long lines wrap (the copied text keeps them whole), so a key or an address at the end of a line
+ * is on screen at any width.
+ */
 export function CodeBlock(props: { code: string; label: string; language?: string }) {
   return html`<div class="code">
+    <div class="code-bar">
+      <span class="language">${props.language === 'text' ? '' : (props.language ?? '')}</span>
+      <${CopyButton} text=${props.code} label=${`Copy ${props.label}`} />
+    </div>
     <pre
       tabindex="0"
       aria-label=${props.label}
     ><code data-language=${props.language ?? ''}>${props.code}</code></pre>
-    <${CopyButton} text=${props.code} label=${`Copy ${props.label}`} />
   </div>`
 }
 

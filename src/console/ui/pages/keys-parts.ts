@@ -20,13 +20,38 @@ export function BaseAddress(props: { baseUrl: string }) {
   </section>`
 }
 
-function usageText(totals: Totals | null): string {
+/**
+ * A key's usage over a period: requests and tokens on one line, spend on the next, and requests
+ * without a price after it (or below it, where the column is narrow). Each run is kept whole: a
+ * cell that broke anywhere read as four ragged lines on a desktop, with a number cut from its
+ * unit.
+ */
+function UsageCell(props: { totals: Totals | null }) {
+  const { totals } = props
   if (totals === null) return '—'
-  const spend =
-    totals.costNanoUsd === null || totals.costNanoUsd === undefined
-      ? ''
-      : ` · ${usd(totals.costNanoUsd)}${totals.unpricedRequests ? ` + ${totals.unpricedRequests} unpriced` : ''}`
-  return `${count(totals.requests)} req · ${short(totals.totalTokens)} tok${spend}`
+  const counts = html`<span class="nowrap"
+    >${`${count(totals.requests)} req · ${short(totals.totalTokens)} tok`}</span
+  >`
+  if (totals.costNanoUsd === null || totals.costNanoUsd === undefined) return counts
+  const unpriced = totals.unpricedRequests
+    ? html`${' '}<small class="nowrap">${`+ ${count(totals.unpricedRequests)} unpriced`}</small>`
+    : null
+  return html`${counts}<br /><span class="nowrap">${usd(totals.costNanoUsd)}</span>${unpriced}`
+}
+
+/** A UTC day, kept on one line. */
+function Day(props: { value: string }) {
+  return html`<time datetime=${day(props.value)}>${day(props.value)}</time>`
+}
+
+/** An instant: its UTC day, then its time, each kept on one line. */
+function When(props: { value: number }) {
+  const text = when(props.value)
+  return html`<time class="when" datetime=${new Date(props.value).toISOString()}
+    ><span class="nowrap">${text.slice(0, 10)}</span>${' '}<span class="nowrap"
+      >${text.slice(11)}</span
+    ></time
+  >`
 }
 
 /** A key's limits and budgets, with what is used of each where the meter says. */
@@ -71,16 +96,27 @@ export function KeyRowView(props: {
     <td data-label="Key"><code>${row.masked}</code></td>
     <td data-label="Status">
       <span class=${`status ${row.status}`}>${row.status}</span>
+      ${
+        row.expiresAt === null
+          ? null
+          : html`<br /><small class="muted"
+                >${row.status === 'expired' ? 'expired ' : 'expires '}<${Day}
+                  value=${row.expiresAt}
+              /></small>`
+      }
       ${row.source === 'config' ? html`<br /><small class="muted">config file</small>` : null}
     </td>
     <td data-label="Groups">${row.groups === null ? 'all' : row.groups.join(', ') || 'none'}</td>
-    <td data-label="Expires">${row.expiresAt === null ? 'never' : day(row.expiresAt)}</td>
     <td data-label="Limits and budget">
       ${limitsText(row).map((part) => html`<span class="chip">${part}</span>`)}
     </td>
-    <td data-label="Today">${usageText(row.usage.today)}</td>
-    <td data-label="This month">${usageText(row.usage.month ?? row.usage.lifetime)}</td>
-    <td data-label="Last used">${row.lastUsedAt === null ? '—' : when(row.lastUsedAt)}</td>
+    <td data-label="Today"><${UsageCell} totals=${row.usage.today} /></td>
+    <td data-label="This month">
+      <${UsageCell} totals=${row.usage.month ?? row.usage.lifetime} />
+    </td>
+    <td data-label="Last used">
+      ${row.lastUsedAt === null ? '—' : html`<${When} value=${row.lastUsedAt} />`}
+    </td>
     <td data-label="Actions" class="row-actions">
       ${
         editable
@@ -114,12 +150,19 @@ export function KeyRowView(props: {
 export function Organisation(props: { data: NonNullable<KeysPageData['organisation']> }) {
   const { today, month, budget, balance } = props.data
   const unpriced = month?.unpricedRequests ?? 0
+  // Days sit in their own <time> (kept on one line); the spaces around them are explicit, since
+  // htm drops whitespace that holds a line break and the formatter adds line breaks.
   const balanceNote =
     balance === null
       ? ''
       : 'since' in balance
-        ? `${dollars(balance.usd)} on ${balance.since}, ${dollars(balance.spentUsd)} spent since`
-        : `as the operator reports it${balance.asOf === null ? '' : `, ${balance.asOf}`}`
+        ? html`${`${dollars(balance.usd)} on `}<${Day}
+              value=${balance.since}
+            />${`, ${dollars(balance.spentUsd)} spent since`}`
+        : balance.asOf === null
+          ? 'as the operator reports it'
+          : html`${'as the operator reports it, '}<time>${balance.asOf}</time>`
+  const unpricedNote = `${count(unpriced)} ${unpriced === 1 ? 'request this month was' : 'requests this month were'} on models without a price: their spend is not counted.`
   return html`<section class="card org" aria-labelledby="org-title" data-testid="organisation">
     <h2 id="org-title">Organisation</h2>
     <dl class="figures">
@@ -162,13 +205,6 @@ export function Organisation(props: { data: NonNullable<KeysPageData['organisati
             </div>`
       }
     </dl>
-    ${
-      unpriced > 0
-        ? html`<p class="muted">
-            ${count(unpriced)} requests this month were on models without a price: their spend is
-            not counted.
-          </p>`
-        : null
-    }
+    ${unpriced > 0 ? html`<p class="muted">${unpricedNote}</p>` : null}
   </section>`
 }

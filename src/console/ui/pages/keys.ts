@@ -139,7 +139,6 @@ export function KeysPage(props: PageProps) {
             <th scope="col">Key</th>
             <th scope="col">Status</th>
             <th scope="col">Groups</th>
-            <th scope="col">Expires</th>
             <th scope="col">Limits and budget</th>
             <th scope="col">Today</th>
             <th scope="col">${data.usageSource === 'ledger' ? 'This month' : 'In all'}</th>

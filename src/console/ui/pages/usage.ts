@@ -57,6 +57,8 @@ function TotalsTable(props: {
   caption: string
   head: string
   rows: Array<{ label: string } & Totals>
+  /** Whether the row labels are UTC days (kept on one line). */
+  days?: boolean
 }) {
   return html`<table class="totals">
     <caption>
@@ -77,7 +79,9 @@ function TotalsTable(props: {
       ${props.rows.map(
         (row) =>
           html`<tr>
-            <th scope="row" data-label=${props.head}>${row.label}</th>
+            <th scope="row" data-label=${props.head}>
+              ${props.days === true ? html`<time datetime=${row.label}>${row.label}</time>` : row.label}
+            </th>
             <td data-label="Requests">${count(row.requests)}</td>
             <td data-label="Input">${count(row.inputTokens)}</td>
             <td data-label="Output">${count(row.outputTokens)}</td>
@@ -88,6 +92,18 @@ function TotalsTable(props: {
       )}
     </tbody>
   </table>`
+}
+
+/** What the spend chart says when nothing in its span cost anything: why there is no bar. */
+function unpricedNote(totals: Totals): string {
+  const unpriced = totals.unpricedRequests ?? 0
+  if (unpriced >= totals.requests && totals.requests === 1)
+    return 'Nothing priced to chart: the one request in this span was on a model without a price, so its spend is not known.'
+  if (unpriced >= totals.requests)
+    return `Nothing priced to chart: the ${count(totals.requests)} requests in this span were on models without a price, so their spend is not known.`
+  if (unpriced > 0)
+    return `Nothing priced to chart: ${count(unpriced)} of ${count(totals.requests)} requests in this span ${unpriced === 1 ? 'was' : 'were'} on models without a price, and the others cost nothing.`
+  return 'No spend to chart: the requests in this span cost nothing.'
 }
 
 /**
@@ -217,6 +233,7 @@ export function UsagePage(props: PageProps) {
                 <${BarChart}
                   title=${`Tokens per day, ${data.report.since} to ${data.report.until}`}
                   legend=${['input tokens', 'output tokens']}
+                  empty="No tokens were counted in this span: nothing to chart."
                   bars=${spanDays(data.report.since, data.report.until).map((day) => {
                     const found = data.report.days.find((row) => row.day === day)
                     return {
@@ -229,6 +246,7 @@ export function UsagePage(props: PageProps) {
                   title=${`Spend per day (USD), ${data.report.since} to ${data.report.until}`}
                   legend=${['spend']}
                   format=${usd}
+                  empty=${unpricedNote(data.report.totals)}
                   bars=${spanDays(data.report.since, data.report.until).map((day) => ({
                     label: day,
                     parts: [data.report.days.find((row) => row.day === day)?.costNanoUsd ?? 0],
@@ -237,6 +255,7 @@ export function UsagePage(props: PageProps) {
                 <${TotalsTable}
                   caption="Per day"
                   head="Day"
+                  days
                   rows=${data.report.days.map((row) => ({ ...row, label: row.day }))}
                 />
                 <${TotalsTable}
