@@ -38,13 +38,18 @@ export function createSlotRunner(options: SlotRunnerOptions) {
   const { run, runSeeded, health, logger } = options
   let perSlot = options.cluster
 
-  /** True, once, when an answer shows Redis is a Cluster and subjects span slots. */
+  /**
+   * True when an answer shows Redis is a Cluster and the call's subjects span slots: the call is
+   * to be made again one slot at a time (calls made together all see it; the log line is once).
+   */
   const crossedSlots = (error: unknown, subjects: readonly PlannedSubject[]): boolean => {
-    if (perSlot || subjects.length === 1 || !isCrossSlotError(error)) return false
-    perSlot = true
-    logger.warn(
-      '[model-gateway] Redis answered CROSSSLOT: it is a Cluster. The usage meter now reserves the subjects of a request one hash slot at a time (pass cluster: true to start that way).',
-    )
+    if (!isCrossSlotError(error) || slotGroups(subjects, true).length === 1) return false
+    if (!perSlot) {
+      perSlot = true
+      logger.warn(
+        '[model-gateway] Redis answered CROSSSLOT: it is a Cluster. The usage meter now reserves the subjects of a request one hash slot at a time (pass cluster: true to start that way).',
+      )
+    }
     return true
   }
 
