@@ -123,3 +123,12 @@ export type {
   ThinkingLevel,
 } from './models/profile'
 export type { Adjustment } from './models/model-target'
+
+// Metered subjects: what a reservation charges besides tokens and money (the key; a team, the
+// organisation, an end user), for `UsageMeter` implementations and their callers.
+export type {
+  MeteredSubject,
+  MeteredSubjectKind,
+  MeteredSubjectRef,
+  SubjectLimits,
+} from './usage/usage-meter'
