@@ -66,7 +66,8 @@ export function createSlotRunner(options: SlotRunnerOptions) {
   ): Promise<GroupReply[]> => {
     const once = async (group: readonly PlannedSubject[]): Promise<GroupReply | undefined> => {
       try {
-        const reply = await run(script, { ...context, subjects: group }, ...extra)
+        const groupContext = group === context.subjects ? context : { ...context, subjects: group }
+        const reply = await run(script, groupContext, ...extra)
         health.succeeded()
         return { group, reply }
       } catch (error) {
@@ -103,7 +104,8 @@ export function createSlotRunner(options: SlotRunnerOptions) {
       for (const group of held) void runQuietly(usageScripts.release, group.subjects, group)
     }
     for (const group of slotGroups(subjects, perSlot)) {
-      const groupContext = { ...context, subjects: group }
+      // One group (off Cluster, or one subject) is the whole context: nothing to copy.
+      const groupContext = group === subjects ? context : { ...context, subjects: group }
       let reply: number[]
       try {
         reply = await runSeeded(usageScripts.reserve, groupContext)
