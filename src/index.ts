@@ -103,3 +103,12 @@ export type { ProbesOptions, RouteHandler } from './observability/probes'
 export type { CallInterceptor, InterceptedCall, SettledCall } from './intercept/call-interceptor'
 export { jsonTextAnswer, sseAnswer } from './intercept/interceptor-answers'
 export type { AnswerHeaders, AnswerStream, GatewayAnswer } from './http/gateway-answer'
+
+// Metered subjects: what a reservation charges besides tokens and money (the key; a team, the
+// organisation, an end user), for `UsageMeter` implementations and their callers.
+export type {
+  MeteredSubject,
+  MeteredSubjectKind,
+  MeteredSubjectRef,
+  SubjectLimits,
+} from './usage/usage-meter'

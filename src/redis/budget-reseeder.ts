@@ -1,4 +1,5 @@
 import { budgetPeriod } from '../usage/key-limits'
+import type { PlannedSubject } from '../usage/metered-subjects'
 import type { ReseedFunction } from '../usage/budget-seeds'
 import { usageScripts } from './lua/usage-scripts'
 import type { RedisScript } from './redis-script'
@@ -16,10 +17,9 @@ export class ReseedError extends Error {}
 
 type SeedEntry = { done: Promise<void>; at: number }
 
-/** Runs one usage script on a key's keys and returns its reply as integers. */
+/** Runs one usage script on its subjects' keys and returns its reply as integers. */
 export type RunUsageScript = (
   script: RedisScript,
-  keyId: string,
   context: ScriptContext,
   ...extra: (string | number)[]
 ) => Promise<number[]>
@@ -54,18 +54,27 @@ export function createBudgetReseeder(options: BudgetReseederOptions) {
     now,
     logger: options.logger,
   })
-  // Seeds in flight or just done, by key, kind and period: the requests that asked together
+  // Seeds in flight or just done, by subject, kind and period: the requests that asked together
   // (after a flush, all of a key's requests do) share one `reseed` call.
   const seeding = new Map<string, SeedEntry>()
 
-  /** Asks `reseed` what a key used in a period (tokens or nano-USD), bounded by its timeout. */
-  const usedInPeriod = async (keyId: string, budget: ScriptBudgetKind, startMs: number) => {
+  /** Asks `reseed` what a subject used in a period (tokens or nano-USD), bounded by its timeout. */
+  const usedInPeriod = async (
+    subject: PlannedSubject,
+    budget: ScriptBudgetKind,
+    startMs: number,
+  ) => {
     const reseed = options.reseed
     if (reseed === undefined) throw new Error('The Redis usage script asked for a seed.')
     if (!seedHealth.shouldTry()) throw new ReseedError('the re-seed source is not answering')
     try {
       const used = await withTimeout(
-        reseed(keyId, { kind: budget.kind, startMs, measure: budget.measure }),
+        reseed(subject.id, {
+          kind: budget.kind,
+          startMs,
+          measure: budget.measure,
+          ...(subject.ref === undefined ? {} : { subject: subject.ref }),
+        }),
         reseedTimeoutMs,
       )
       seedHealth.succeeded()
@@ -81,16 +90,13 @@ export function createBudgetReseeder(options: BudgetReseederOptions) {
    * key's requests do) share one `reseed` call: a seed started in the last 5 s is joined, unless
    * this request already waited for it and still found the budget missing (flushed again).
    */
-  const seedBudgets = (
-    keyId: string,
-    reply: number[],
-    context: ScriptContext,
-    waited: Set<SeedEntry>,
-  ) =>
+  const seedBudgets = (reply: number[], context: ScriptContext, waited: Set<SeedEntry>) =>
     Promise.all(
       parseSeedKinds(reply).map((budget) => {
+        const subject = context.subjects[budget.subject]
+        if (subject === undefined) throw new Error('A seed reply named an unknown subject.')
         const period = budgetPeriod(budget.kind, reply[1]!)
-        const slot = `${keyId}\u0000${budget.measure}\u0000${budget.kind}\u0000${period.id}`
+        const slot = `${subject.slot}\u0000${budget.measure}\u0000${budget.kind}\u0000${period.id}`
         const recent = seeding.get(slot)
         if (recent !== undefined && !waited.has(recent) && now() - recent.at < 5000) {
           waited.add(recent)
@@ -99,8 +105,10 @@ export function createBudgetReseeder(options: BudgetReseederOptions) {
         if (seeding.size > 1000) {
           for (const [old, entry] of seeding) if (now() - entry.at >= 5000) seeding.delete(old)
         }
-        const done = usedInPeriod(keyId, budget, period.startMs).then(async (used) => {
-          await run(usageScripts.seed, keyId, context, budgetKindIndex(budget), period.id, used)
+        const done = usedInPeriod(subject, budget, period.startMs).then(async (used) => {
+          // The seed script works on its first subject: this one alone.
+          const one = { ...context, subjects: [subject] }
+          await run(usageScripts.seed, one, budgetKindIndex(budget), period.id, used)
         })
         // A failed seed is forgotten at once, so the next request tries again.
         done.catch(() => seeding.delete(slot))
@@ -112,12 +120,12 @@ export function createBudgetReseeder(options: BudgetReseederOptions) {
     )
 
   /** Runs a script that may ask for budgets to be seeded first, seeding and retrying. */
-  const runSeeded = async (script: RedisScript, keyId: string, context: ScriptContext) => {
+  const runSeeded = async (script: RedisScript, context: ScriptContext) => {
     const waited = new Set<SeedEntry>()
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const reply = await run(script, keyId, context)
+      const reply = await run(script, context)
       if (reply[0] !== 2) return reply
-      await seedBudgets(keyId, reply, context, waited)
+      await seedBudgets(reply, context, waited)
     }
     throw new ReseedError('Budgets were still missing after seeding them.')
   }

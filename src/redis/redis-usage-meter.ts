@@ -1,10 +1,18 @@
 import { GatewayError } from '../errors'
-import { planLimits, type KeyLimitSettings, type LimitPlan } from '../usage/key-limits'
 import type { ReseedFunction } from '../usage/budget-seeds'
-import { createLocalLimiter } from '../usage/local-limiter'
-import { defaultLeaseMs, estimateOf } from '../usage/memory-usage-meter'
+import { createLocalLimiter, type LimitSubject } from '../usage/local-limiter'
+import { defaultLeaseMs, estimateOf, meteredSubjectKinds } from '../usage/memory-usage-meter'
+import {
+  grantedResult,
+  plannedSubjects,
+  reservationSubjects,
+  settingsOf,
+  summarySubject,
+  type PlannedSubject,
+} from '../usage/metered-subjects'
 import { refusalResult } from '../usage/refusal'
 import type {
+  BudgetCrossing,
   KeyUsageSummary,
   Reservation,
   ReserveResult,
@@ -22,10 +30,9 @@ import { usageScripts } from './lua/usage-scripts'
 import type { RedisScriptClient } from './redis-client'
 import type { RedisScript } from './redis-script'
 import { createStoreHealth, type StoreLogger } from './store-health'
+import { createSlotRunner } from './slot-runner'
 import {
-  parseRefusals,
   parseCrossings,
-  parseStatus,
   parseSummary,
   replyIntegers,
   scriptArgs,
@@ -62,29 +69,19 @@ export type RedisUsageMeterOptions = {
   logger?: StoreLogger | undefined
   /** The local clock, for the fallback limiter only: shared limits use Redis's `TIME`. */
   now?: (() => number) | undefined
+  /**
+   * Redis Cluster: a request whose subjects (a key, its team, the organisation) live in different
+   * hash slots is reserved one slot at a time — the key's first — releasing what earlier slots
+   * hold when a later one refuses. Off by default: one script checks every subject at once. A
+   * meter that meets Cluster's `CROSSSLOT` answer turns it on by itself (and says so once).
+   */
+  cluster?: boolean | undefined
 }
 
 const unavailable: ReserveResult = { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
 const noUsage = [0, 0, 0, 0, 0]
+const nothing: TokenEstimate = { inputTokens: 0, outputTokens: 0, costNano: 0 }
 
-/**
- * A usage meter in Redis, shared by every gateway instance that uses the same Redis and prefix.
- * Each operation is one Lua script (`EVALSHA`, `EVAL` on `NOSCRIPT`) over the key's own
- * hash-tagged keys, so it is atomic and works on Redis Cluster; the clock is Redis's `TIME`, so
- * instances with skewed clocks agree on windows, leases and calendar days.
- *
- * @example
- * import { createClient } from 'redis'
- * import { createRedisUsageMeter } from 'model-gateway/redis'
- * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect()
- * const usageMeter = createRedisUsageMeter({
- *   client: {
- *     eval: (script, keys, args) => redis.eval(script, { keys, arguments: args }),
- *     evalsha: (sha, keys, args) => redis.evalSha(sha, { keys, arguments: args }),
- *   },
- * })
- * const gateway = createGateway({ groups, keys, usageMeter })
- */
 export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMeter {
   const prefix = options.prefix ?? 'mg'
   const timeoutMs = options.timeoutMs ?? 200
@@ -107,11 +104,12 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
 
   const run = async (
     script: RedisScript,
-    keyId: string,
     context: ScriptContext,
     ...extra: (string | number)[]
   ): Promise<number[]> => {
-    const call = script.run(options.client, usageKeys(prefix, keyId), scriptArgs(context, ...extra))
+    const keys: string[] = []
+    for (const subject of context.subjects) usageKeys(prefix, subject, keys)
+    const call = script.run(options.client, keys, scriptArgs(context, ...extra))
     return replyIntegers(await withTimeout(call, timeoutMs))
   }
   const { runSeeded } = createBudgetReseeder({
@@ -123,64 +121,53 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     run,
   })
   const contextOf = (
-    plan: LimitPlan,
+    subjects: readonly PlannedSubject[],
     reservationId: string,
     estimate: TokenEstimate,
   ): ScriptContext => ({
-    plan,
+    subjects,
     reseed: options.reseed !== undefined,
     leaseMs,
     doneTtlMs,
     reservationId,
     estimate,
   })
-  const partsOf = (reservation: Reservation) => {
-    const plan = planLimits(reservation.settings)
-    const estimate = reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 }
-    return { plan, estimate, context: contextOf(plan, reservation.id, estimate) }
-  }
-
+  const estimateOfReservation = (reservation: Reservation): TokenEstimate =>
+    reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 }
+  const localSubjects = (subjects: readonly PlannedSubject[]): LimitSubject[] =>
+    subjects.map(({ slot, plan, ref }) => ({ slot, plan: localShare(plan, policy), ref }))
   const reserveLocally = (
-    keyId: string,
-    plan: LimitPlan,
+    subjects: readonly PlannedSubject[],
     estimate: TokenEstimate,
     reservation: Reservation,
+    others: Reservation['subjects'],
   ): ReserveResult => {
-    const hasBudgets = plan.budgets.length > 0 || plan.money.length > 0
-    if (hasBudgets && policy.budgets === 'closed') return unavailable
-    const hasWindows = plan.windows.length > 0 || plan.concurrency !== undefined
-    if (hasWindows && policy.windows === 'closed') return unavailable
-    const check = local.reserve(reservation.id, keyId, localShare(plan, policy), estimate)
+    for (const { plan } of subjects) {
+      const hasBudgets = plan.budgets.length > 0 || plan.money.length > 0
+      if (hasBudgets && policy.budgets === 'closed') return unavailable
+      const hasWindows = plan.windows.length > 0 || plan.concurrency !== undefined
+      if (hasWindows && policy.windows === 'closed') return unavailable
+    }
+    const check = local.reserve(reservation.id, localSubjects(subjects), estimate)
     if (!check.granted) return refusalResult(check.refusals)
     localIds.add(reservation.id)
-    return { granted: true, reservation, limits: check.states }
+    return grantedResult(reservation, subjects, check.states, others)
   }
 
-  /** Runs a settle, release or extend: failures mark Redis down (logged once), never throw. */
-  const runQuietly = async (
-    script: RedisScript,
-    keyId: string,
-    context: ScriptContext,
-    ...extra: (string | number)[]
-  ): Promise<number[] | undefined> => {
-    try {
-      const reply = await run(script, keyId, context, ...extra)
-      health.succeeded()
-      return reply
-    } catch (error) {
-      health.failed(error)
-      return undefined
-    }
-  }
+  const { runQuietly, reserveShared } = createSlotRunner({
+    run,
+    runSeeded,
+    health,
+    logger,
+    cluster: options.cluster === true,
+  })
 
   return {
+    subjectKinds: meteredSubjectKinds,
+
     async reserve(request) {
-      const settings: KeyLimitSettings = {
-        limits: request.limits,
-        quotaTokens: request.quotaTokens,
-        ...(request.budgets === undefined ? {} : { budgets: request.budgets }),
-      }
-      const plan = planLimits(settings)
+      const settings = settingsOf(request)
+      const subjects = plannedSubjects(request.keyId, settings, request.subjects)
       const estimate = estimateOf(request)
       const id = `${request.requestId}:${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
       const reservation: Reservation = {
@@ -191,38 +178,33 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         settings,
         estimate,
       }
-      if (!health.shouldTry()) return reserveLocally(request.keyId, plan, estimate, reservation)
-      const context = contextOf(plan, id, estimate)
+      if (!health.shouldTry()) {
+        return reserveLocally(subjects, estimate, reservation, request.subjects)
+      }
+      const context = contextOf(subjects, id, estimate)
       try {
-        const reply = await runSeeded(usageScripts.reserve, request.keyId, context)
+        const result = await reserveShared(subjects, context)
         health.succeeded()
-        if (reply[0] === 1) {
-          return { granted: true, reservation, limits: parseStatus(reply, 1, plan).states }
-        }
-        if (reply[0] === 0) return refusalResult(parseRefusals(reply, plan))
-        throw new Error(`Unexpected reply ${reply[0]} from the Redis reserve script.`)
+        if (!result.granted) return result.refused
+        return grantedResult(reservation, subjects, result.states, request.subjects)
       } catch (error) {
         // Budgets that cannot be re-seeded fail closed; Redis itself answered.
         if (error instanceof ReseedError) return unavailable
         health.failed(error)
         // The reserve may still run late: release it, so it holds nothing until its lease ends.
-        void runQuietly(usageScripts.release, request.keyId, context)
-        return reserveLocally(request.keyId, plan, estimate, reservation)
+        void runQuietly(usageScripts.release, subjects, context)
+        return reserveLocally(subjects, estimate, reservation, request.subjects)
       }
     },
 
     async settle(reservation, record) {
-      const { plan, estimate, context } = partsOf(reservation)
+      const subjects = reservationSubjects(reservation)
+      const estimate = estimateOfReservation(reservation)
+      const context = contextOf(subjects, reservation.id, estimate)
       if (localIds.delete(reservation.id)) {
-        local.settle(
-          reservation.id,
-          reservation.keyId,
-          localShare(plan, policy),
-          estimate,
-          record.usage,
-        )
+        local.settle(reservation.id, localSubjects(subjects), estimate, record.usage)
         // Redis never held it: count it there as a settle that held nothing.
-        context.estimate = { inputTokens: 0, outputTokens: 0, costNano: 0 }
+        context.estimate = nothing
       }
       const usage = record.usage
       const extra =
@@ -232,43 +214,49 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       // A record without a price (`null`) counts as unpriced; one from before prices existed
       // (`undefined`) as priced at nothing.
       const cost = record.cost === null || record.cost === undefined ? 0 : record.cost.nanoUsd
-      const reply = await runQuietly(
+      const replies = await runQuietly(
         usageScripts.settle,
-        reservation.keyId,
+        subjects,
         context,
         ...extra,
         cost,
         record.cost === null ? 0 : 1,
       )
-      if (reply === undefined || reply.length <= 2 || plan.money.length === 0) return undefined
-      const alerts = parseCrossings(reply, plan)
+      if (!subjects.some((subject) => subject.plan.money.length > 0)) return undefined
+      const alerts: BudgetCrossing[] = []
+      for (const { group, reply } of replies) {
+        if (reply !== undefined && reply.length > 2) alerts.push(...parseCrossings(reply, group))
+      }
       return alerts.length === 0 ? undefined : { alerts }
     },
 
     async release(reservation) {
-      const { plan, context } = partsOf(reservation)
+      const subjects = reservationSubjects(reservation)
       if (localIds.delete(reservation.id)) {
-        local.release(reservation.id, reservation.keyId, localShare(plan, policy))
+        local.release(reservation.id, localSubjects(subjects))
         return
       }
-      await runQuietly(usageScripts.release, reservation.keyId, context)
+      const context = contextOf(subjects, reservation.id, estimateOfReservation(reservation))
+      await runQuietly(usageScripts.release, subjects, context)
     },
 
     async extend(reservation) {
+      const subjects = reservationSubjects(reservation)
       if (localIds.has(reservation.id)) {
-        local.extend(reservation.id, reservation.keyId)
+        local.extend(reservation.id, subjects)
         return
       }
-      await runQuietly(usageScripts.extend, reservation.keyId, partsOf(reservation).context)
+      const context = contextOf(subjects, reservation.id, estimateOfReservation(reservation))
+      await runQuietly(usageScripts.extend, subjects, context)
     },
 
-    async summary(keyId, settings): Promise<KeyUsageSummary> {
-      const plan = planLimits(settings)
-      const context = contextOf(plan, '', { inputTokens: 0, outputTokens: 0 })
+    async summary(subject, settings): Promise<KeyUsageSummary> {
+      const asked = summarySubject(subject, settings)
+      const context = contextOf([asked], '', nothing)
       let reply: number[]
       try {
         if (!health.shouldTry()) throw new Error('Redis is not answering')
-        reply = await runSeeded(usageScripts.status, keyId, context)
+        reply = await runSeeded(usageScripts.status, context)
         health.succeeded()
       } catch (error) {
         if (!(error instanceof ReseedError)) health.failed(error)
@@ -281,7 +269,7 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
           },
         )
       }
-      const { states, totals } = parseSummary(reply, plan)
+      const { states, totals } = parseSummary(reply, asked.plan)
       return { ...totals, ...(settings === undefined ? {} : { limits: states }) }
     },
   }

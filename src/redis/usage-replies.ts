@@ -10,6 +10,7 @@ import {
   type LimitPlan,
   type WindowLimitName,
 } from '../usage/key-limits'
+import type { PlannedSubject } from '../usage/metered-subjects'
 import type {
   BudgetCrossing,
   KeyUsageSummary,
@@ -49,7 +50,8 @@ const budgetKinds: readonly BudgetPeriodKind[] = ['day', 'month', 'lifetime']
 
 /** What every script takes besides its own arguments. */
 export type ScriptContext = {
-  plan: LimitPlan
+  /** The subjects the script works on, the key (when it is one of them) first. */
+  subjects: readonly PlannedSubject[]
   reseed: boolean
   leaseMs: number
   doneTtlMs: number
@@ -57,37 +59,36 @@ export type ScriptContext = {
   estimate: TokenEstimate
 }
 
-/** ARGV 1–20 of every usage script (`src/redis/lua/usage-prelude.ts`). */
-export function scriptArgs(context: ScriptContext, ...extra: (string | number)[]): string[] {
-  const { plan } = context
-  const windows = [0, 0, 0]
-  for (const { name, limit } of plan.windows) windows[windowSlot[name]] = limit
-  const budgets = [-1, -1, -1]
+/** The thirteen arguments of one subject: its windows, concurrency, budgets, alert thresholds. */
+function pushSubjectArgs(args: (string | number)[], plan: LimitPlan): void {
+  const at = args.length
+  args.push(0, 0, 0, plan.concurrency ?? 0, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+  for (const { name, limit } of plan.windows) args[at + windowSlot[name]] = limit
   for (const { name, limit } of plan.budgets) {
-    budgets[budgetKinds.indexOf(budgetPeriodKinds[name])] = limit
+    args[at + 4 + budgetKinds.indexOf(budgetPeriodKinds[name])] = limit
   }
-  const money = [-1, -1, -1]
-  const alerts = [-1, -1, -1]
   for (const { name, limit, alertAt } of plan.money) {
     const slot = budgetKinds.indexOf(moneyPeriodKinds[name])
-    money[slot] = limit
-    if (alertAt !== undefined) alerts[slot] = alertAt
+    args[at + 7 + slot] = limit
+    if (alertAt !== undefined) args[at + 10 + slot] = alertAt
   }
-  return [
-    ...windows,
-    plan.concurrency ?? 0,
-    ...budgets,
+}
+
+/** The arguments of a usage script (`src/redis/lua/usage-prelude.ts`), its own (`extra`) last. */
+export function scriptArgs(context: ScriptContext, ...extra: (string | number)[]): string[] {
+  const args: (string | number)[] = [
     context.reseed ? 1 : 0,
     context.leaseMs,
     context.doneTtlMs,
     context.reservationId,
     Math.max(0, Math.ceil(context.estimate.inputTokens)),
     Math.max(0, Math.ceil(context.estimate.outputTokens)),
-    ...money,
     Math.max(0, Math.ceil(context.estimate.costNano ?? 0)),
-    ...alerts,
-    ...extra,
-  ].map(String)
+    context.subjects.length,
+  ]
+  for (const subject of context.subjects) pushSubjectArgs(args, subject.plan)
+  for (const value of extra) args.push(value)
+  return args.map(String)
 }
 
 /** An integer from a Lua reply, whatever the driver made of it (number, numeric string, bigint). */
@@ -104,13 +105,20 @@ export function replyIntegers(reply: unknown): number[] {
   return Array.isArray(reply) ? reply.map(replyInteger) : [replyInteger(reply)]
 }
 
+/** The numbers a status reply gives per subject. */
+export const statusWidth = 19
+
 /**
- * The limit states in a status reply, from `offset` (where the server's clock is): windows,
- * concurrency, budgets, in the order of the local limiter.
+ * One subject's limit states in a reply, from `start` (its first of `statusWidth` numbers):
+ * windows, concurrency, budgets, in the order of the local limiter; `now` is the server's clock.
  */
-export function parseStatus(reply: readonly number[], offset: number, plan: LimitPlan) {
-  const now = reply[offset]!
-  const at = (index: number) => reply[offset + 1 + index]!
+export function parseStatus(
+  reply: readonly number[],
+  start: number,
+  plan: LimitPlan,
+  now: number,
+): LimitState[] {
+  const at = (index: number) => reply[start + index]!
   const states: LimitState[] = []
   for (const { name, limit } of plan.windows) {
     const slot = windowSlot[name] * 2
@@ -138,18 +146,28 @@ export function parseStatus(reply: readonly number[], offset: number, plan: Limi
   for (const { name, limit } of plan.money) {
     budgetState(name, limit, 13 + budgetKinds.indexOf(moneyPeriodKinds[name]) * 2)
   }
-  return { now, states, next: offset + 20 }
+  return states
+}
+
+/** Every subject's limit states in a granted reserve reply (`{1, now, status…}`), in order. */
+export function parseGranted(
+  reply: readonly number[],
+  subjects: readonly PlannedSubject[],
+): LimitState[][] {
+  return subjects.map((subject, index) =>
+    parseStatus(reply, 2 + index * statusWidth, subject.plan, reply[1]!),
+  )
 }
 
 /**
- * A status reply read whole: the limit states, then the key's totals (requests, tokens, tokens
- * held, cost and unpriced requests), each 0 when the script left it out.
+ * A status reply for one subject read whole: the limit states, then the subject's totals
+ * (requests, tokens, tokens held, cost and unpriced requests), each 0 when the script left it out.
  */
 export function parseSummary(
   reply: readonly number[],
   plan: LimitPlan,
 ): { states: LimitState[]; totals: Omit<KeyUsageSummary, 'limits'> } {
-  const status = parseStatus(reply, 1, plan)
+  const states = parseStatus(reply, 2, plan, reply[1]!)
   const [
     requests,
     inputTokens,
@@ -159,9 +177,9 @@ export function parseSummary(
     reserved,
     costNanoUsd,
     unpricedRequests,
-  ] = reply.slice(status.next)
+  ] = reply.slice(2 + statusWidth)
   return {
-    states: status.states,
+    states,
     totals: {
       requests: requests ?? 0,
       inputTokens: inputTokens ?? 0,
@@ -176,20 +194,28 @@ export function parseSummary(
 }
 
 /**
- * The refusals of a refused reserve: pairs of (limit index, wait ms, -1 = never) after the clock
- * (`refusalAt` says what each index is).
+ * The refusals of a refused reserve: triples of (subject, limit index, wait ms, -1 = never) after
+ * the clock (`refusalAt` says what each index is). A refusal of a subject other than the key names
+ * it.
  */
-export function parseRefusals(reply: readonly number[], plan: LimitPlan): LimitRefusal[] {
+export function parseRefusals(
+  reply: readonly number[],
+  subjects: readonly PlannedSubject[],
+): LimitRefusal[] {
   const refusals: LimitRefusal[] = []
-  for (let index = 2; index + 1 < reply.length; index += 2) {
-    const slot = refusalAt[reply[index]! - 1]
-    if (slot === undefined) throw new Error(`Unknown limit ${reply[index]} in a reserve reply.`)
-    const wait = reply[index + 1]!
+  for (let index = 2; index + 2 < reply.length; index += 3) {
+    const subject = subjects[reply[index]! - 1]
+    const slot = refusalAt[reply[index + 1]! - 1]
+    if (slot === undefined || subject === undefined) {
+      throw new Error(`Unknown limit ${reply[index + 1]} in a reserve reply.`)
+    }
+    const wait = reply[index + 2]!
     refusals.push({
       name: slot.name,
-      limit: limitOf(plan, slot.name),
+      limit: limitOf(subject.plan, slot.name),
       retryAfterMs: wait < 0 ? undefined : wait,
       ...(slot.inFlight ? { inFlight: true } : {}),
+      ...(subject.ref === undefined ? {} : { subject: subject.ref }),
     })
   }
   return refusals
@@ -198,12 +224,21 @@ export function parseRefusals(reply: readonly number[], plan: LimitPlan): LimitR
 /** A budget kind of the scripts (1–6): its period and what it counts. */
 export type ScriptBudgetKind = { kind: BudgetPeriodKind; measure: BudgetMeasure }
 
-/** The budget kinds a `{2, now, kind…}` reply asks to seed. */
-export function parseSeedKinds(reply: readonly number[]): ScriptBudgetKind[] {
-  return reply.slice(2).map((index) => ({
-    kind: budgetKinds[(index - 1) % 3]!,
-    measure: index > 3 ? 'nanoUsd' : 'tokens',
-  }))
+/** A budget a `{2, now, subject, kind…}` reply asks to seed: its subject (0-based) and kind. */
+export type SeedRequest = ScriptBudgetKind & { subject: number }
+
+/** The budgets a `{2, now, subject, kind…}` reply asks to seed. */
+export function parseSeedKinds(reply: readonly number[]): SeedRequest[] {
+  const seeds: SeedRequest[] = []
+  for (let index = 2; index + 1 < reply.length; index += 2) {
+    const kind = reply[index + 1]!
+    seeds.push({
+      subject: reply[index]! - 1,
+      kind: budgetKinds[(kind - 1) % 3]!,
+      measure: kind > 3 ? 'nanoUsd' : 'tokens',
+    })
+  }
+  return seeds
 }
 
 /** The Lua index (1–6) of a budget kind. */
@@ -211,20 +246,28 @@ export function budgetKindIndex(budget: ScriptBudgetKind): number {
   return budgetKinds.indexOf(budget.kind) + 1 + (budget.measure === 'nanoUsd' ? 3 : 0)
 }
 
-/** The money budgets a settle reply (`{1, now, kind, spent, …}`) says crossed their alert threshold. */
-export function parseCrossings(reply: readonly number[], plan: LimitPlan): BudgetCrossing[] {
+/**
+ * The money budgets a settle reply (`{1, now, subject, kind, spent, …}`) says crossed their alert
+ * threshold.
+ */
+export function parseCrossings(
+  reply: readonly number[],
+  subjects: readonly PlannedSubject[],
+): BudgetCrossing[] {
   const now = reply[1]!
   const crossings: BudgetCrossing[] = []
-  for (let index = 2; index + 1 < reply.length; index += 2) {
-    const kind = budgetKinds[reply[index]! - 4]
-    const budget = plan.money.find((item) => moneyPeriodKinds[item.name] === kind)
+  for (let index = 2; index + 2 < reply.length; index += 3) {
+    const subject = subjects[reply[index]! - 1]
+    const kind = budgetKinds[reply[index + 1]! - 4]
+    const budget = subject?.plan.money.find((item) => moneyPeriodKinds[item.name] === kind)
     if (kind === undefined || budget === undefined || budget.alertAt === undefined) continue
     const end = budgetPeriod(kind, now).endMs
     crossings.push({
+      ...(subject!.ref === undefined ? {} : { subject: subject!.ref }),
       per: kind,
       limitNanoUsd: budget.limit,
       alertAtNanoUsd: budget.alertAt,
-      spentNanoUsd: reply[index + 1]!,
+      spentNanoUsd: reply[index + 2]!,
       resetInMs: end === undefined ? undefined : end - now,
     })
   }

@@ -4,15 +4,22 @@ import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { formatUsd } from '../pricing/price-units'
 import { moneyBudgetsOf, resetInstant, type LimitName } from '../usage/key-limits'
 import { rateLimitHeaders } from '../usage/rate-limit-headers'
-import type { LimitRefusal, LimitState, Reservation, TokenEstimate } from '../usage/usage-meter'
+import type {
+  LimitRefusal,
+  LimitState,
+  MeteredSubject,
+  Reservation,
+  TokenEstimate,
+} from '../usage/usage-meter'
 import type { GatewayAnswer } from '../http/gateway-answer'
 
 /** An admitted request: its reservation, and its key's limits after it was counted. */
 export type Admission = { reservation: Reservation; limits: readonly LimitState[] }
 
 /**
- * Asks the meter to admit a request before any upstream call: every limit of the key in one
- * atomic step. A refusal never costs an upstream call:
+ * Asks the meter to admit a request before any upstream call: every limit of the key, and of the
+ * other subjects the request is charged to (`request.subjects`: a team, the organisation, an end
+ * user), in one atomic step. A refusal never costs an upstream call:
  * - a spent token budget is 429 `insufficient_quota`, a spent money budget 429 `budget_exceeded`,
  *   with `x-should-retry: false` (the SDKs then do not retry) and, for a day or month budget,
  *   `retry-after` until the period ends;
@@ -25,7 +32,12 @@ export async function admit(
   runtime: GatewayRuntime,
   scope: RequestScope,
   key: KeyRecord,
-  request: { estimatedTokens: number; estimate: TokenEstimate },
+  request: {
+    estimatedTokens: number
+    estimate: TokenEstimate
+    /** The subjects charged besides the key; none today. */
+    subjects?: readonly MeteredSubject[] | undefined
+  },
 ): Promise<Admission> {
   const budgets = moneyBudgetsOf(key.budget)
   const result = await runtime.meter.reserve({
@@ -34,6 +46,7 @@ export async function admit(
     quotaTokens: key.quota?.tokens,
     limits: key.limits,
     ...(budgets === undefined ? {} : { budgets }),
+    ...(request.subjects === undefined ? {} : { subjects: request.subjects }),
     estimatedTokens: request.estimatedTokens,
     estimate: request.estimate,
   })
@@ -97,14 +110,35 @@ const windowWords: Partial<Record<LimitName, string>> = {
   outputTokensPerMinute: 'output tokens per minute (outputTokensPerMinute)',
 }
 
+/** Whose limit refused, as a message names it: this API key, or another subject. */
+function ownerOf(refusal: LimitRefusal | undefined): string {
+  const subject = refusal?.subject
+  if (subject === undefined) return 'This API key'
+  switch (subject.kind) {
+    case 'key':
+      return 'This API key'
+    case 'team':
+      return `Team ${JSON.stringify(subject.id)}`
+    case 'organisation':
+      return 'The organisation'
+    case 'end-user':
+      return `End user ${JSON.stringify(subject.id)} of this API key`
+    default: {
+      const unknown: never = subject.kind
+      return String(unknown)
+    }
+  }
+}
+
 function rateLimitMessage(refusal: LimitRefusal | undefined): string {
   if (refusal === undefined) return 'This API key is over its rate limit.'
+  const owner = ownerOf(refusal)
   const wait =
     refusal.retryAfterMs === undefined
       ? ''
       : ` Please try again in ${formatWait(refusal.retryAfterMs)}.`
   if (refusal.name === 'concurrency') {
-    return `This API key already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
+    return `${owner} already has ${refusal.limit} requests in flight, its concurrency limit.${wait}`
   }
   if (refusal.inFlight === true) {
     const money = moneyWords[refusal.name]
@@ -114,10 +148,13 @@ function rateLimitMessage(refusal: LimitRefusal | undefined): string {
         : money !== undefined
           ? `${money} budget (${formatUsd(refusal.limit)})`
           : `${refusal.name} budget (limit ${refusal.limit})`
-    return `What is left of this API key's ${budget} is held by its requests in flight, and this request needs more than that.${wait}`
+    const whose =
+      refusal.subject === undefined ? `this API key's ${budget}` : `the ${budget} of ${owner}`
+    return `What is left of ${whose} is held by its requests in flight, and this request needs more than that.${wait}`
   }
   const what = windowWords[refusal.name] ?? refusal.name
-  return `Rate limit reached for ${what}: limit ${refusal.limit}.${wait}`
+  const of = refusal.subject === undefined ? '' : ` (${owner})`
+  return `Rate limit reached for ${what}${of}: limit ${refusal.limit}.${wait}`
 }
 
 function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
@@ -129,10 +166,10 @@ function budgetMessage(refusal: LimitRefusal | undefined, now: number): string {
         refusal.retryAfterMs === undefined
           ? ''
           : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
-      return `This API key has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
+      return `${ownerOf(refusal)} has used its ${period} token budget (${refusal.name}: ${refusal.limit}).${resets} See GET /v1/usage.`
     }
     default:
-      return 'This API key has used up its token quota. See GET /v1/usage.'
+      return `${ownerOf(refusal)} has used up its token quota. See GET /v1/usage.`
   }
 }
 
@@ -153,7 +190,8 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
     refusal.retryAfterMs === undefined
       ? ' It does not reset.'
       : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
-  return `This API key has spent its ${period} budget of ${formatUsd(refusal.limit)} (keys[].budget).${resets} See GET /v1/usage.`
+  const where = refusal.subject === undefined ? ' (keys[].budget)' : ''
+  return `${ownerOf(refusal)} has spent its ${period} budget of ${formatUsd(refusal.limit)}${where}.${resets} See GET /v1/usage.`
 }
 
 function formatWait(ms: number): string {

@@ -1,4 +1,5 @@
 import { budgetPeriod, periodKindOf, type AnyBudgetName, type BudgetPeriodKind } from './key-limits'
+import type { MeteredSubjectRef } from './usage-meter'
 
 /** What a budget counts: tokens, or money in nano-USD (10⁻⁹ USD, as charged). */
 export type BudgetMeasure = 'tokens' | 'nanoUsd'
@@ -8,10 +9,20 @@ export type BudgetMeasure = 'tokens' | 'nanoUsd'
  * a token budget, nano-USD charged for a money budget (`measure`). Counted are requests that
  * *ended* in the period (UTC), so that a request is in exactly one period.
  * `model-gateway/postgres`'s `ledgerReseed(ledger)` is one.
+ *
+ * A budget of another metered subject (a team, the organisation, an end user) is asked with its
+ * id in place of the key's and the subject in `period.subject`; the subject's requests are the
+ * ones to count.
  */
 export type ReseedFunction = (
   keyId: string,
-  period: { kind: BudgetPeriodKind; startMs: number; measure: BudgetMeasure },
+  period: {
+    kind: BudgetPeriodKind
+    startMs: number
+    measure: BudgetMeasure
+    /** The subject whose budget it is, when it is not a key. */
+    subject?: MeteredSubjectRef | undefined
+  },
 ) => Promise<number>
 
 /** What a budget counts. */
@@ -28,13 +39,13 @@ export type BudgetSeedsOptions = {
   /** The longest one `reseed` call may take. */
   timeoutMs: number
   now: () => number
-  /** Stores what was used in the period the seed was asked for (`periodId`). */
-  apply(keyId: string, name: AnyBudgetName, periodId: number, used: number): void
+  /** Stores what a subject (by its slot) used in the period the seed was asked for (`periodId`). */
+  apply(slot: string, name: AnyBudgetName, periodId: number, used: number): void
 }
 
 /**
- * Seeds each budget of each key once per process, on its first use: a process that starts (or
- * restarts) must not give a key its spent budget back. After the seed the process counts every
+ * Seeds each budget of each key (and of each other metered subject) once per process, on its
+ * first use: a process that starts (or restarts) must not give a key its spent budget back. After the seed the process counts every
  * request it settles itself, so later periods start from zero as they should. Requests of one key
  * that arrive together share one `reseed` call; a failed call is forgotten, so the next request
  * tries again.
@@ -43,7 +54,13 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
   const seeded = new Set<string>()
   const pending = new Map<string, Promise<void>>()
 
-  const seedOne = (keyId: string, name: AnyBudgetName, slot: string): Promise<void> => {
+  const seedOne = (
+    owner: string,
+    id: string,
+    ref: MeteredSubjectRef | undefined,
+    name: AnyBudgetName,
+    slot: string,
+  ): Promise<void> => {
     const kind = periodKindOf(name)
     const period = budgetPeriod(kind, options.now())
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -54,16 +71,22 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
       )
     })
     const done = Promise.race([
-      options.reseed(keyId, { kind, startMs: period.startMs, measure: measureOf(name) }),
+      options.reseed(id, {
+        kind,
+        startMs: period.startMs,
+        measure: measureOf(name),
+        ...(ref === undefined ? {} : { subject: ref }),
+      }),
       timeout,
     ])
       .then((used) => {
         const whole = Number.isFinite(used) ? Math.max(0, Math.round(used)) : 0
-        options.apply(keyId, name, period.id, whole)
+        options.apply(owner, name, period.id, whole)
         seeded.add(slot)
       })
       .catch((error: unknown) => {
-        throw new BudgetSeedError(`The ${name} budget of key ${keyId} could not be seeded.`, {
+        const who = ref === undefined ? `key ${id}` : `${ref.kind} ${id}`
+        throw new BudgetSeedError(`The ${name} budget of ${who} could not be seeded.`, {
           cause: error,
         })
       })
@@ -77,15 +100,21 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
 
   return {
     /**
-     * The seeds a key's budgets still need, as one promise; `undefined` when all are seeded (the
-     * usual case, so callers stay synchronous).
+     * The seeds a subject's budgets still need, as one promise; `undefined` when all are seeded
+     * (the usual case, so callers stay synchronous). `owner` is where the subject's state lives
+     * (`apply` gets it); `id` and `ref` are what `reseed` is asked about (a key: its id alone).
      */
-    ensure(keyId: string, names: readonly AnyBudgetName[]): Promise<void> | undefined {
+    ensure(
+      owner: string,
+      names: readonly AnyBudgetName[],
+      id: string = owner,
+      ref?: MeteredSubjectRef,
+    ): Promise<void> | undefined {
       let waits: Promise<void>[] | undefined
       for (const name of names) {
-        const slot = `${keyId}\u0000${name}`
+        const slot = `${owner}\u0000${name}`
         if (seeded.has(slot)) continue
-        ;(waits ??= []).push(pending.get(slot) ?? seedOne(keyId, name, slot))
+        ;(waits ??= []).push(pending.get(slot) ?? seedOne(owner, id, ref, name, slot))
       }
       return waits === undefined ? undefined : Promise.all(waits).then(() => undefined)
     },

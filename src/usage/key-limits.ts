@@ -154,7 +154,7 @@ const dayMs = 86_400_000
 
 /**
  * The UTC calendar period of a budget kind that contains `nowMs`. The Redis meter computes the same
- * ids in Lua from the server's clock (`src/redis/lua/periods.ts`); a test holds the two together.
+ * ids in Lua from the server's clock (`src/redis/lua/usage-prelude.ts`); a test holds the two together.
  */
 export function budgetPeriod(kind: BudgetPeriodKind, nowMs: number): BudgetPeriod {
   switch (kind) {

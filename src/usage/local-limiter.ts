@@ -22,6 +22,7 @@ import type {
   BudgetCrossing,
   LimitRefusal,
   LimitState,
+  MeteredSubjectRef,
   TokenEstimate,
   TokenUsage,
 } from './usage-meter'
@@ -35,14 +36,21 @@ export type LocalLimiterOptions = {
   doneTtlMs: number
 }
 
-/** The outcome of a check: the state of every limit after the hold, or what refused. */
+/** One subject of a check: where its state lives, its limits, and who it is (absent: the key). */
+export type LimitSubject = { slot: string; plan: LimitPlan; ref?: MeteredSubjectRef | undefined }
+
+/**
+ * The outcome of a check: the state of every limit of every subject after the hold (in the
+ * subjects' order), or what refused.
+ */
 export type LimitCheck =
-  { granted: true; states: LimitState[] } | { granted: false; refusals: LimitRefusal[] }
+  { granted: true; states: LimitState[][] } | { granted: false; refusals: LimitRefusal[] }
 
 /**
  * The limit engine of one process: token buckets for the windows, a lease per reservation for
- * concurrency, and UTC calendar budgets of tokens and of money (nano-USD). The memory meter enforces every limit with it; the Redis
- * meter uses it for the windows when Redis cannot be reached. Every step is synchronous, so each is
+ * concurrency, and UTC calendar budgets of tokens and of money (nano-USD), per metered subject (a
+ * key, a team, the organisation, an end user; each in its own `slot`). The memory meter enforces
+ * every limit with it; the Redis meter uses it for the windows when Redis cannot be reached. Every step is synchronous, so each is
  * atomic within the process. The rules are the Redis scripts' (`src/redis/lua/`):
  * - a window admits a request when it holds the request's cost (a request larger than the window
  *   waits for a full one); the cost is debited at once, and corrected at settle by actual −
@@ -59,11 +67,11 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
   // Insertion order is expiry order (one TTL for all), so pruning stops at the first live entry.
   const done = new Map<string, number>()
 
-  const stateOf = (keyId: string): KeyState => {
-    let state = keys.get(keyId)
+  const stateOf = (slot: string): KeyState => {
+    let state = keys.get(slot)
     if (state === undefined) {
       state = newKeyState()
-      keys.set(keyId, state)
+      keys.set(slot, state)
     }
     return state
   }
@@ -75,128 +83,177 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
     expireLeases(state, at)
   }
 
-  return {
-    /** Checks every limit of the plan and, only if all pass, holds the request's share of each. */
-    reserve(id: string, keyId: string, plan: LimitPlan, estimate: TokenEstimate): LimitCheck {
-      const at = now()
-      const state = stateOf(keyId)
-      prune(state, at)
-      const refusals: LimitRefusal[] = []
-      if (plan.concurrency !== undefined && state.live.size >= plan.concurrency) {
-        // When a slot frees is unknown; a second is a short, honest hint.
-        refusals.push({ name: 'concurrency', limit: plan.concurrency, retryAfterMs: 1000 })
-      }
-      const debits: Held['windows'] = {}
-      for (const { name, limit } of plan.windows) {
-        const level = refilledLevel(state.buckets.get(name), limit, at)
-        const cost = bucketCost(windowUnits(name, estimate), limit)
-        if (level < cost) {
-          refusals.push({ name, limit, retryAfterMs: bucketWaitMs(level, cost, limit) })
-        } else debits[name] = cost
-      }
-      const total = Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens)
-      const cost = Math.max(0, estimate.costNano ?? 0)
-      const holds: Held['budgets'] = []
-      const check = (name: AnyBudgetName, limit: number, amount: number) => {
+  /** Settles one subject of a reservation (see `settle`). */
+  const settleOne = (
+    { slot, plan, ref }: LimitSubject,
+    id: string,
+    estimate: TokenEstimate,
+    usage: TokenUsage | undefined,
+    costNano: number,
+    at: number,
+    crossings: BudgetCrossing[],
+  ) => {
+    const state = stateOf(slot)
+    const live = state.live.get(id)
+    if (live !== undefined) {
+      dropHolds(state, live.held, at)
+      state.live.delete(id)
+    }
+    if (costNano > 0) {
+      for (const { name, limit, alertAt } of plan.money) {
         const counter = counterOf(state, name, at)
-        const admission = admitOnBudget(limit, counter.spent, counter.held, amount)
-        if (admission.admitted) {
-          holds.push({ name, periodId: counter.periodId, amount: admission.hold })
-        } else if (admission.why === 'held') {
-          refusals.push({ name, limit, retryAfterMs: heldBudgetRetryMs, inFlight: true })
-        } else {
+        const before = counter.spent
+        counter.spent += costNano
+        if (alertAt !== undefined && before < alertAt && counter.spent >= alertAt) {
           const end = budgetPeriod(periodKindOf(name), at).endMs
-          refusals.push({ name, limit, retryAfterMs: end === undefined ? undefined : end - at })
+          crossings.push({
+            ...(ref === undefined ? {} : { subject: ref }),
+            per: periodKindOf(name),
+            limitNanoUsd: limit,
+            alertAtNanoUsd: alertAt,
+            spentNanoUsd: counter.spent,
+            resetInMs: end === undefined ? undefined : end - at,
+          })
         }
       }
-      for (const { name, limit } of plan.budgets) check(name, limit, total)
-      for (const { name, limit } of plan.money) check(name, limit, cost)
+    }
+    if (usage === undefined) return
+    for (const { name, limit } of plan.windows) {
+      if (name === 'requestsPerMinute') continue
+      // A late settle's debit was made at reserve and never refunded: it was the estimate.
+      const debited = live?.held.windows[name] ?? bucketCost(windowUnits(name, estimate), limit)
+      const actual = name === 'inputTokensPerMinute' ? usage.inputTokens : usage.outputTokens
+      adjustBucket(state, name, limit, debited - actual * windowMs, at)
+    }
+    for (const { name } of plan.budgets) counterOf(state, name, at).spent += usage.totalTokens
+  }
+
+  /** Checks one subject's limits, adding what refused to `refusals`; its holds if it passes. */
+  const check = (
+    subject: LimitSubject,
+    estimate: TokenEstimate,
+    at: number,
+    refusals: LimitRefusal[],
+  ): Held => {
+    const { plan } = subject
+    const state = stateOf(subject.slot)
+    prune(state, at)
+    const tag = subject.ref === undefined ? undefined : { subject: subject.ref }
+    const refuse = (refusal: LimitRefusal) =>
+      refusals.push(tag === undefined ? refusal : { ...refusal, ...tag })
+    if (plan.concurrency !== undefined && state.live.size >= plan.concurrency) {
+      // When a slot frees is unknown; a second is a short, honest hint.
+      refuse({ name: 'concurrency', limit: plan.concurrency, retryAfterMs: 1000 })
+    }
+    const debits: Held['windows'] = {}
+    for (const { name, limit } of plan.windows) {
+      const level = refilledLevel(state.buckets.get(name), limit, at)
+      const cost = bucketCost(windowUnits(name, estimate), limit)
+      if (level < cost) {
+        refuse({ name, limit, retryAfterMs: bucketWaitMs(level, cost, limit) })
+      } else debits[name] = cost
+    }
+    const total = Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens)
+    const cost = Math.max(0, estimate.costNano ?? 0)
+    const holds: Held['budgets'] = []
+    const budget = (name: AnyBudgetName, limit: number, amount: number) => {
+      const counter = counterOf(state, name, at)
+      const admission = admitOnBudget(limit, counter.spent, counter.held, amount)
+      if (admission.admitted) {
+        holds.push({ name, periodId: counter.periodId, amount: admission.hold })
+      } else if (admission.why === 'held') {
+        refuse({ name, limit, retryAfterMs: heldBudgetRetryMs, inFlight: true })
+      } else {
+        const end = budgetPeriod(periodKindOf(name), at).endMs
+        refuse({ name, limit, retryAfterMs: end === undefined ? undefined : end - at })
+      }
+    }
+    for (const { name, limit } of plan.budgets) budget(name, limit, total)
+    for (const { name, limit } of plan.money) budget(name, limit, cost)
+    return { windows: debits, budgets: holds }
+  }
+
+  return {
+    /**
+     * Checks every limit of every subject and, only if all pass, holds the request's share of
+     * each (all or nothing). `states` has each subject's limits after it, in order.
+     */
+    reserve(id: string, subjects: readonly LimitSubject[], estimate: TokenEstimate): LimitCheck {
+      const at = now()
+      const refusals: LimitRefusal[] = []
+      const held: Held[] = []
+      for (const subject of subjects) held.push(check(subject, estimate, at, refusals))
       if (refusals.length > 0) return { granted: false, refusals }
 
-      for (const { name, limit } of plan.windows)
-        adjustBucket(state, name, limit, -debits[name]!, at)
-      for (const hold of holds) counterOf(state, hold.name, at).held += hold.amount
+      const total = Math.max(0, estimate.inputTokens) + Math.max(0, estimate.outputTokens)
       const expiresAt = at + leaseMs
-      state.live.set(id, { held: { windows: debits, budgets: holds }, tokens: total, expiresAt })
-      state.earliestExpiry = Math.min(state.earliestExpiry, expiresAt)
-      return { granted: true, states: limitStates(state, plan, at) }
+      const states: LimitState[][] = []
+      subjects.forEach(({ slot, plan }, index) => {
+        const state = stateOf(slot)
+        const holds = held[index]!
+        for (const { name, limit } of plan.windows)
+          adjustBucket(state, name, limit, -holds.windows[name]!, at)
+        for (const hold of holds.budgets) counterOf(state, hold.name, at).held += hold.amount
+        state.live.set(id, { held: holds, tokens: total, expiresAt })
+        state.earliestExpiry = Math.min(state.earliestExpiry, expiresAt)
+        states.push(limitStates(state, plan, at))
+      })
+      return { granted: true, states }
     },
 
     /**
-     * Counts a request's usage once: drops its holds (if its lease is still live), corrects the
-     * token windows by actual − estimate, adds the total to every token budget and the cost to
-     * every money budget. `false` for an id already settled or released; else the money budgets
-     * whose alert threshold this request crossed.
+     * Counts a request's usage once against every subject: drops its holds (if its lease is still
+     * live), corrects the token windows by actual − estimate, adds the total to every token budget
+     * and the cost to every money budget. `false` for an id already settled or released; else the
+     * money budgets whose alert threshold this request crossed.
      */
     settle(
       id: string,
-      keyId: string,
-      plan: LimitPlan,
+      subjects: readonly LimitSubject[],
       estimate: TokenEstimate,
       usage: TokenUsage | undefined,
       costNano = 0,
     ): false | BudgetCrossing[] {
       const at = now()
-      const state = stateOf(keyId)
-      prune(state, at)
+      for (const subject of subjects) prune(stateOf(subject.slot), at)
       if (done.has(id)) return false
-      const live = state.live.get(id)
-      if (live !== undefined) {
-        dropHolds(state, live.held, at)
-        state.live.delete(id)
-      }
       done.set(id, at + doneTtlMs)
       const crossings: BudgetCrossing[] = []
-      if (costNano > 0) {
-        for (const { name, limit, alertAt } of plan.money) {
-          const counter = counterOf(state, name, at)
-          const before = counter.spent
-          counter.spent += costNano
-          if (alertAt !== undefined && before < alertAt && counter.spent >= alertAt) {
-            const end = budgetPeriod(periodKindOf(name), at).endMs
-            crossings.push({
-              per: periodKindOf(name),
-              limitNanoUsd: limit,
-              alertAtNanoUsd: alertAt,
-              spentNanoUsd: counter.spent,
-              resetInMs: end === undefined ? undefined : end - at,
-            })
-          }
-        }
-      }
-      if (usage === undefined) return crossings
-      for (const { name, limit } of plan.windows) {
-        if (name === 'requestsPerMinute') continue
-        // A late settle's debit was made at reserve and never refunded: it was the estimate.
-        const debited = live?.held.windows[name] ?? bucketCost(windowUnits(name, estimate), limit)
-        const actual = name === 'inputTokensPerMinute' ? usage.inputTokens : usage.outputTokens
-        adjustBucket(state, name, limit, debited - actual * windowMs, at)
-      }
-      for (const { name } of plan.budgets) counterOf(state, name, at).spent += usage.totalTokens
+      for (const subject of subjects)
+        settleOne(subject, id, estimate, usage, costNano, at, crossings)
       return crossings
     },
 
     /** Drops a live reservation's holds and refunds its window debits; unknown ids do nothing. */
-    release(id: string, keyId: string, plan: LimitPlan): void {
+    release(id: string, subjects: readonly LimitSubject[]): void {
       const at = now()
-      const state = stateOf(keyId)
-      prune(state, at)
-      const live = state.live.get(id)
-      if (live === undefined || done.has(id)) return
-      dropHolds(state, live.held, at)
-      for (const { name, limit } of plan.windows) {
-        adjustBucket(state, name, limit, live.held.windows[name] ?? 0, at)
+      if (done.has(id)) return
+      let found = false
+      for (const { slot, plan } of subjects) {
+        const state = stateOf(slot)
+        prune(state, at)
+        const live = state.live.get(id)
+        if (live === undefined) continue
+        found = true
+        dropHolds(state, live.held, at)
+        for (const { name, limit } of plan.windows) {
+          adjustBucket(state, name, limit, live.held.windows[name] ?? 0, at)
+        }
+        state.live.delete(id)
       }
-      state.live.delete(id)
-      done.set(id, at + doneTtlMs)
+      if (found) done.set(id, at + doneTtlMs)
     },
 
-    /** Renews a live lease; `false` when it already expired. */
-    extend(id: string, keyId: string): boolean {
-      const live = keys.get(keyId)?.live.get(id)
-      if (live === undefined) return false
-      live.expiresAt = now() + leaseMs
-      return true
+    /** Renews a live lease of every subject; `false` when it already expired. */
+    extend(id: string, subjects: readonly { slot: string }[]): boolean {
+      let extended = false
+      for (const { slot } of subjects) {
+        const live = keys.get(slot)?.live.get(id)
+        if (live === undefined) continue
+        live.expiresAt = now() + leaseMs
+        extended = true
+      }
+      return extended
     },
 
     /**
@@ -206,14 +263,14 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
      * first request, so nothing counted here is counted twice; should a settle have come first,
      * the larger count stands.
      */
-    seed(keyId: string, name: AnyBudgetName, periodId: number, used: number): void {
-      const counter = counterOf(stateOf(keyId), name, now())
+    seed(slot: string, name: AnyBudgetName, periodId: number, used: number): void {
+      const counter = counterOf(stateOf(slot), name, now())
       if (counter.periodId === periodId) counter.spent = Math.max(counter.spent, used)
     },
 
-    /** The tokens that the key's live reservations estimated, together. */
-    reservedTokens(keyId: string): number {
-      const state = keys.get(keyId)
+    /** The tokens that a subject's live reservations estimated, together. */
+    reservedTokens(slot: string): number {
+      const state = keys.get(slot)
       if (state === undefined) return 0
       prune(state, now())
       let tokens = 0
@@ -222,9 +279,9 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
     },
 
     /** The state of every limit of the plan, changing nothing but expired leases. */
-    status(keyId: string, plan: LimitPlan): LimitState[] {
+    status(slot: string, plan: LimitPlan): LimitState[] {
       const at = now()
-      const state = stateOf(keyId)
+      const state = stateOf(slot)
       prune(state, at)
       return limitStates(state, plan, at)
     },

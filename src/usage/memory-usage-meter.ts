@@ -1,10 +1,19 @@
 import { GatewayError } from '../errors'
 import { BudgetSeedError, createBudgetSeeds, type ReseedFunction } from './budget-seeds'
-import { planLimits, type KeyLimitSettings, type LimitPlan } from './key-limits'
+import type { KeyLimitSettings } from './key-limits'
 import { createLocalLimiter } from './local-limiter'
+import {
+  grantedResult,
+  plannedSubjects,
+  reservationSubjects,
+  settingsOf,
+  summarySubject,
+  type PlannedSubject,
+} from './metered-subjects'
 import { refusalResult } from './refusal'
 import type {
   KeyUsageSummary,
+  MeteredSubjectKind,
   Reservation,
   ReserveRequest,
   ReserveResult,
@@ -40,6 +49,13 @@ export type MemoryUsageMeterOptions = {
 
 type Totals = Omit<KeyUsageSummary, 'reservedTokens' | 'limits'>
 
+/** The subjects the built-in meters enforce besides the key: every kind. */
+export const meteredSubjectKinds: readonly MeteredSubjectKind[] = [
+  'team',
+  'organisation',
+  'end-user',
+]
+
 /** The default lease of a reservation: the gateway renews it every third while a request lives. */
 export const defaultLeaseMs = 60_000
 
@@ -52,9 +68,9 @@ export function estimateOf(request: {
 }
 
 /**
- * A usage meter in process memory: exact totals per key, a bounded list of recent records, and
- * every limit a key has (windows, concurrency, calendar budgets, lifetime quota), checked in one
- * synchronous step. The rules are those of `createLocalLimiter`; the Redis meter shares them.
+ * A usage meter in process memory: exact totals per subject (the key, and a team, organisation or
+ * end user a request names), a bounded list of recent records, and every limit each subject has
+ * (windows, concurrency, calendar budgets, lifetime quota), all checked in one synchronous step. The rules are those of `createLocalLimiter`; the Redis meter shares them.
  */
 export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): MemoryUsageMeter {
   const maxRecords = options.maxRecords ?? 1000
@@ -71,24 +87,32 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
           reseed: options.reseed,
           timeoutMs: options.reseedTimeoutMs ?? 2000,
           now: options.now ?? Date.now,
-          apply: (keyId, name, periodId, tokens) => limiter.seed(keyId, name, periodId, tokens),
+          apply: (slot, name, periodId, tokens) => limiter.seed(slot, name, periodId, tokens),
         })
-  /** Budgets of the plan not yet seeded in this process: a promise to wait for, else nothing. */
-  const seeding = (keyId: string, plan: LimitPlan) =>
-    plan.budgets.length === 0 && plan.money.length === 0
-      ? undefined
-      : seeds?.ensure(keyId, [
-          ...plan.budgets.map((budget) => budget.name),
-          ...plan.money.map((budget) => budget.name),
-        ])
+  /** Budgets of the subjects not yet seeded in this process: a promise to wait for, else nothing. */
+  const seeding = (subjects: readonly PlannedSubject[]) => {
+    if (seeds === undefined) return undefined
+    let waits: Promise<void>[] | undefined
+    for (const { plan, slot, id, ref } of subjects) {
+      if (plan.budgets.length === 0 && plan.money.length === 0) continue
+      const names = [
+        ...plan.budgets.map((budget) => budget.name),
+        ...plan.money.map((budget) => budget.name),
+      ]
+      const wait = seeds.ensure(slot, names, id, ref)
+      if (wait !== undefined) (waits ??= []).push(wait)
+    }
+    if (waits === undefined) return undefined
+    return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined)
+  }
   const totals = new Map<string, Totals>()
   // A ring buffer: once full, each record overwrites the oldest without shifting the rest.
   const recent: UsageRecord[] = []
   let oldest = 0
   let nextReservation = 0
 
-  const totalsOf = (keyId: string): Totals => {
-    let summary = totals.get(keyId)
+  const totalsOf = (slot: string): Totals => {
+    let summary = totals.get(slot)
     if (summary === undefined) {
       summary = {
         requests: 0,
@@ -99,29 +123,33 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         costNanoUsd: 0,
         unpricedRequests: 0,
       }
-      totals.set(keyId, summary)
+      totals.set(slot, summary)
     }
     return summary
   }
-  const parts = (reservation: Reservation) => ({
-    plan: planLimits(reservation.settings),
-    estimate: reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 },
-  })
-  const settingsOf = (request: ReserveRequest): KeyLimitSettings => ({
-    limits: request.limits,
-    quotaTokens: request.quotaTokens,
-    ...(request.budgets === undefined ? {} : { budgets: request.budgets }),
-  })
+  const count = (summary: Totals, record: UsageRecord) => {
+    summary.requests += 1
+    if (record.cost === null) summary.unpricedRequests! += 1
+    else if (record.cost !== undefined) summary.costNanoUsd! += record.cost.nanoUsd
+    if (record.usage !== undefined) {
+      summary.inputTokens += record.usage.inputTokens
+      summary.outputTokens += record.usage.outputTokens
+      summary.cachedInputTokens += record.usage.cachedInputTokens
+      summary.totalTokens += record.usage.totalTokens
+    }
+  }
+  const estimateOfReservation = (reservation: Reservation): TokenEstimate =>
+    reservation.estimate ?? { inputTokens: reservation.tokens, outputTokens: 0 }
 
   const reserveNow = (
     request: ReserveRequest,
     settings: KeyLimitSettings,
-    plan: LimitPlan,
+    subjects: readonly PlannedSubject[],
   ): ReserveResult => {
     const estimate = estimateOf(request)
     nextReservation += 1
     const id = `${request.requestId}#${nextReservation}`
-    const check = limiter.reserve(id, request.keyId, plan, estimate)
+    const check = limiter.reserve(id, subjects, estimate)
     if (!check.granted) return refusalResult(check.refusals)
     const reservation: Reservation = {
       id,
@@ -131,17 +159,18 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       settings,
       estimate,
     }
-    return { granted: true, reservation, limits: check.states }
+    return grantedResult(reservation, subjects, check.states, request.subjects)
   }
 
   return {
+    subjectKinds: meteredSubjectKinds,
     reserve(request) {
       const settings = settingsOf(request)
-      const plan = planLimits(settings)
-      const wait = seeding(request.keyId, plan)
-      if (wait === undefined) return reserveNow(request, settings, plan)
+      const subjects = plannedSubjects(request.keyId, settings, request.subjects)
+      const wait = seeding(subjects)
+      if (wait === undefined) return reserveNow(request, settings, subjects)
       return wait.then(
-        () => reserveNow(request, settings, plan),
+        () => reserveNow(request, settings, subjects),
         (error: unknown): ReserveResult => {
           if (!(error instanceof BudgetSeedError)) throw error
           return { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
@@ -149,25 +178,18 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       )
     },
     settle(reservation, record) {
-      const { plan, estimate } = parts(reservation)
+      const subjects = reservationSubjects(reservation)
       const alerts = limiter.settle(
         reservation.id,
-        reservation.keyId,
-        plan,
-        estimate,
+        subjects,
+        estimateOfReservation(reservation),
         record.usage,
         record.cost?.nanoUsd,
       )
       if (alerts === false) return
-      const summary = totalsOf(record.keyId)
-      summary.requests += 1
-      if (record.cost === null) summary.unpricedRequests! += 1
-      else if (record.cost !== undefined) summary.costNanoUsd! += record.cost.nanoUsd
-      if (record.usage !== undefined) {
-        summary.inputTokens += record.usage.inputTokens
-        summary.outputTokens += record.usage.outputTokens
-        summary.cachedInputTokens += record.usage.cachedInputTokens
-        summary.totalTokens += record.usage.totalTokens
+      count(totalsOf(record.keyId), record)
+      for (let index = 1; index < subjects.length; index += 1) {
+        count(totalsOf(subjects[index]!.slot), record)
       }
       if (recent.length < maxRecords) recent.push(record)
       else if (maxRecords > 0) {
@@ -177,22 +199,24 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       return alerts.length === 0 ? undefined : { alerts }
     },
     release(reservation) {
-      limiter.release(reservation.id, reservation.keyId, parts(reservation).plan)
+      limiter.release(reservation.id, reservationSubjects(reservation))
     },
     extend(reservation) {
-      limiter.extend(reservation.id, reservation.keyId)
+      limiter.extend(reservation.id, reservationSubjects(reservation))
     },
-    summary(keyId, settings) {
-      const plan = settings === undefined ? undefined : planLimits(settings)
+    summary(subject, settings) {
+      const asked = summarySubject(subject, settings)
+      const slot = asked.slot
+      const planned = settings === undefined ? undefined : asked
       const read = (): KeyUsageSummary => {
         const summary: KeyUsageSummary = {
-          ...totalsOf(keyId),
-          reservedTokens: limiter.reservedTokens(keyId),
+          ...totalsOf(slot),
+          reservedTokens: limiter.reservedTokens(slot),
         }
-        if (plan !== undefined) summary.limits = limiter.status(keyId, plan)
+        if (planned !== undefined) summary.limits = limiter.status(slot, planned.plan)
         return summary
       }
-      const wait = plan === undefined ? undefined : seeding(keyId, plan)
+      const wait = planned === undefined ? undefined : seeding([planned])
       if (wait === undefined) return read()
       return wait.then(read, (error: unknown) => {
         throw new GatewayError(

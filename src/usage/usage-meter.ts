@@ -51,7 +51,39 @@ export type UsageRecord = {
   attempts?: readonly UpstreamAttempt[] | undefined
 }
 
-/** What `reserve` is asked for. */
+/**
+ * What a reservation charges besides tokens and money: the API key always; a team, the
+ * organisation and an end user of the key when they have limits of their own.
+ */
+export type MeteredSubjectKind = 'key' | 'team' | 'organisation' | 'end-user'
+
+/** A metered subject by name: what `summary` is asked about, and what a refusal names. */
+export type MeteredSubjectRef = {
+  kind: MeteredSubjectKind
+  /** Unique within its kind; an end user's, within its key. */
+  id: string
+  /**
+   * An end user's key, for `summary` (a reservation's end users are its key's). An end user's
+   * limits are per key: two keys' users of the same id never share them.
+   */
+  keyId?: string | undefined
+}
+
+/** A subject a reservation charges, with its own limits (the same shapes a key has). */
+export type MeteredSubject = MeteredSubjectRef & {
+  /** The subject's lifetime token allowance; `undefined` means unlimited. */
+  quotaTokens?: number | undefined
+  /** Its window, concurrency and calendar limits; `undefined` means none. */
+  limits?: KeyLimits | undefined
+  /** Its money budgets; `undefined` means none. */
+  budgets?: readonly MoneyBudget[] | undefined
+}
+
+/**
+ * What `reserve` is asked for. The key is the first subject, named by `keyId` and limited by
+ * `quotaTokens`, `limits` and `budgets`; `subjects` adds the others. A meter checks every limit of
+ * every subject in one atomic step and charges all of them or none.
+ */
 export type ReserveRequest = {
   requestId: string
   keyId: string
@@ -61,6 +93,12 @@ export type ReserveRequest = {
   limits?: KeyLimits | undefined
   /** The key's money budgets; `undefined` means none. */
   budgets?: readonly MoneyBudget[] | undefined
+  /**
+   * The subjects charged besides the key (a team, the organisation, an end user), never a second
+   * `key`; absent or empty: the key alone. A meter that does not list their kinds in
+   * `UsageMeter.subjectKinds` must not be given them.
+   */
+  subjects?: readonly MeteredSubject[] | undefined
   /** A conservative guess of the tokens this request will use: input plus output. */
   estimatedTokens: number
   /** The same guess, split; meters that enforce per-minute input and output limits read it. */
@@ -85,6 +123,8 @@ export type Reservation = {
   /** The limits and estimate the reservation was checked against, for a settle that comes late. */
   settings?: KeyLimitSettings | undefined
   estimate?: TokenEstimate | undefined
+  /** The subjects charged besides the key, with their limits (`ReserveRequest.subjects`). */
+  subjects?: readonly MeteredSubject[] | undefined
 }
 
 /**
@@ -106,6 +146,9 @@ export type LimitState = {
   reserved?: number | undefined
 }
 
+/** One subject's limits after a request was admitted. */
+export type SubjectLimits = { subject: MeteredSubjectRef; limits: readonly LimitState[] }
+
 /** A limit that refused a request. */
 export type LimitRefusal = {
   name: LimitName
@@ -118,6 +161,8 @@ export type LimitRefusal = {
    * `rate_limit_exceeded`, not `insufficient_quota`).
    */
   inFlight?: boolean | undefined
+  /** The subject whose limit this is; absent: the key. */
+  subject?: MeteredSubjectRef | undefined
 }
 
 /** The answer to `reserve`. */
@@ -127,6 +172,8 @@ export type ReserveResult =
       reservation: Reservation
       /** The key's limits after this request was counted, for the rate-limit headers. */
       limits?: readonly LimitState[] | undefined
+      /** The other subjects' limits after it, in the order of `ReserveRequest.subjects`. */
+      subjectLimits?: readonly SubjectLimits[] | undefined
     }
   | {
       granted: false
@@ -144,6 +191,8 @@ export type ReserveResult =
 
 /** A money budget whose alert threshold a settle crossed (once per period). */
 export type BudgetCrossing = {
+  /** The subject whose budget it is; absent: the key. */
+  subject?: MeteredSubjectRef | undefined
   per: BudgetPeriodKind
   limitNanoUsd: number
   alertAtNanoUsd: number
@@ -156,7 +205,7 @@ export type BudgetCrossing = {
 /** What `settle` may answer. */
 export type SettleResult = { alerts?: readonly BudgetCrossing[] | undefined }
 
-/** A key's running totals. */
+/** A subject's running totals (a key's, or a team's, organisation's or end user's). */
 export type KeyUsageSummary = {
   requests: number
   inputTokens: number
@@ -176,11 +225,12 @@ export type KeyUsageSummary = {
 }
 
 /**
- * Meters usage per key and enforces its limits. The flow is reserve → settle (or release):
- * - `reserve` admits a request before any upstream call, checking every limit that applies in one
- *   atomic step (all or nothing) and holding an estimate, so that concurrent requests cannot all
- *   pass on the same remaining capacity;
- * - `settle` records what the request really used and drops the hold;
+ * Meters usage per subject — the key, and the team, organisation and end user a request names —
+ * and enforces their limits. The flow is reserve → settle (or release):
+ * - `reserve` admits a request before any upstream call, checking every limit of every subject in
+ *   one atomic step (all or nothing) and holding an estimate, so that concurrent requests cannot
+ *   all pass on the same remaining capacity;
+ * - `settle` records what the request really used against every subject and drops the holds;
  * - `release` drops the hold of a request that never reached an upstream;
  * - `extend` renews the lease of a request still alive (a long stream).
  *
@@ -192,12 +242,24 @@ export type KeyUsageSummary = {
  * `createMemoryUsageMeter` is the built-in single-process one.
  */
 export interface UsageMeter {
+  /**
+   * The kinds of subject this meter enforces besides the key (`ReserveRequest.subjects`); absent:
+   * the key only. It lets a gateway that has teams, an organisation budget or end-user limits
+   * refuse to start on a meter that would silently ignore them.
+   */
+  readonly subjectKinds?: readonly MeteredSubjectKind[] | undefined
   reserve(request: ReserveRequest): MaybePromise<ReserveResult>
   /** Counts a request; may say which money budgets' alert thresholds it crossed. */
   settle(reservation: Reservation, record: UsageRecord): MaybePromise<SettleResult | void>
   release(reservation: Reservation): MaybePromise<void>
   /** Renews a reservation's lease; meters without leases leave it out. */
   extend?(reservation: Reservation): MaybePromise<void>
-  /** The key's totals and, given its settings, the state of each of its limits, for `GET /v1/usage`. */
-  summary(keyId: string, settings?: KeyLimitSettings): MaybePromise<KeyUsageSummary>
+  /**
+   * A subject's totals and, given its settings, the state of each of its limits, for
+   * `GET /v1/usage`: a key by its id, another subject by kind and id.
+   */
+  summary(
+    subject: string | MeteredSubjectRef,
+    settings?: KeyLimitSettings,
+  ): MaybePromise<KeyUsageSummary>
 }

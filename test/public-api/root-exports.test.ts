@@ -112,6 +112,11 @@ const root = [
   'type GatewayAnswer',
   'type InterceptedCall',
   'type SettledCall',
+  // Metered subjects (part of the usage meter's interface)
+  'type MeteredSubject',
+  'type MeteredSubjectKind',
+  'type MeteredSubjectRef',
+  'type SubjectLimits',
 ]
 
 /** An entry's exports as `name` (a value) or `type Name` (type-only), through the checker. */

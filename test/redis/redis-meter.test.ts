@@ -182,12 +182,12 @@ describe('redis usage meter', () => {
     const { usageScripts } = await import('../../src/redis/lua/usage-scripts')
     const { usageKeys } = await import('../../src/redis/usage-keys')
     const { scriptArgs } = await import('../../src/redis/usage-replies')
-    const { planLimits } = await import('../../src/usage/key-limits')
+    const { keySubject } = await import('../../src/usage/metered-subjects')
     const reply = (await usageScripts.reserve.run(
       client,
       usageKeys(prefix, 'retry'),
       scriptArgs({
-        plan: planLimits(settings),
+        subjects: [keySubject('retry', settings)],
         reseed: false,
         leaseMs: 60_000,
         doneTtlMs: 600_000,

@@ -1,12 +1,15 @@
 /**
  * The Lua shared by every usage script: the server clock, UTC calendar periods, token buckets,
- * budgets, and lease pruning. Each script is this prelude followed by its own body, so each stays
- * one atomic `EVALSHA` touching only its key's hash-tagged keys.
+ * budgets, and lease pruning, for each metered subject a script is given (the key, and a team,
+ * organisation or end user). Each script is this prelude followed by its own body, so each stays
+ * one atomic `EVALSHA`: it checks every subject before it writes any.
  *
- * KEYS (every script, in this order, all under one hash tag `{k:<key id>}`):
+ * KEYS: thirteen per subject, subject after subject, in this order (a subject's keys share its
+ * hash tag; every key of one call shares one Cluster slot, see `src/redis/usage-keys.ts`):
  *   1 lease  ZSET reservation id → lease expiry (ms, server clock)
- *   2 res    HASH reservation id → what it holds: "rpm itpm otpm dayPeriod dayHold monthPeriod monthHold
- *            lifeHold tokens" (window debits in unit·ms; budget holds; the whole estimate)
+ *   2 res    HASH reservation id → what it holds of this subject: "rpm itpm otpm dayPeriod dayHold
+ *            monthPeriod monthHold lifeHold tokens mDayPeriod mDayHold mMonthPeriod mMonthHold
+ *            mLifeHold cost" (window debits in unit·ms; budget holds; the whole estimate)
  *   3 done   ZSET settled/released id → when to forget it (so a second settle does nothing)
  *   4–6      HASH token buckets {l = level in unit·ms, t = ms}: requests, input, output per minute
  *   7–9      HASH token budgets {p = period id, s = spent, h = held}: day, month, lifetime
@@ -14,13 +17,13 @@
  *            (requests on unpriced models); reserved = estimates in flight
  *   11–13    HASH money budgets {p, s, h} in nano-USD: day, month, lifetime
  *
- * ARGV (every script): 1 requestsPerMinute, 2 inputTokensPerMinute, 3 outputTokensPerMinute,
- *   4 concurrency (0 = none), 5 tokensPerDay, 6 tokensPerMonth, 7 quota (-1 = none),
- *   8 reseed ("1": a missing budget is seeded from durable storage, never assumed empty),
- *   9 lease ms, 10 done ttl ms, 11 reservation id, 12 estimated input, 13 estimated output,
- *   14–16 money budgets per day, month, lifetime in nano-USD (-1 = none), 17 estimated cost
- *   (nano-USD), 18–20 their alert thresholds (nano-USD, -1 = none). A script's own arguments
- *   start at 21.
+ * ARGV (every script): 1 reseed ("1": a missing budget is seeded from durable storage, never
+ *   assumed empty), 2 lease ms, 3 done ttl ms, 4 reservation id, 5 estimated input, 6 estimated
+ *   output, 7 estimated cost (nano-USD), 8 the number of subjects n; then thirteen per subject:
+ *   requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute, concurrency (0 = none),
+ *   tokensPerDay, tokensPerMonth, quota, money budgets per day, month, lifetime in nano-USD, and
+ *   their alert thresholds (budgets and thresholds -1 = none). A script's own arguments follow,
+ *   from ARGV[9 + 13n] (`own`).
  *
  * Budget kinds 1–3 are the token budgets (day, month, lifetime), 4–6 the money budgets of the
  * same periods. Money is counted in whole nano-USD, exact in Lua's doubles up to 2⁵³ (about
@@ -35,19 +38,32 @@ local W = 60000
 local DAY = 86400000
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local limits = {}
-for i = 1, 7 do limits[i] = tonumber(ARGV[i]) end
-local reseed = ARGV[8] == '1'
-local lease_ms = tonumber(ARGV[9])
-local done_ttl = tonumber(ARGV[10])
-local id = ARGV[11]
-local est_in = math.max(0, tonumber(ARGV[12]))
-local est_out = math.max(0, tonumber(ARGV[13]))
--- The limit of each budget kind (1-3 tokens, 4-6 money), -1 when the key has none.
-local budget_limits = { limits[5], limits[6], limits[7],
-  tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16]) }
-local est_cost = math.max(0, tonumber(ARGV[17]))
-local alert_at = { -1, -1, -1, tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]) }
+local reseed = ARGV[1] == '1'
+local lease_ms = tonumber(ARGV[2])
+local done_ttl = tonumber(ARGV[3])
+local id = ARGV[4]
+local est_in = math.max(0, tonumber(ARGV[5]))
+local est_out = math.max(0, tonumber(ARGV[6]))
+local est_cost = math.max(0, tonumber(ARGV[7]))
+local n = tonumber(ARGV[8])
+local own = 8 + 13 * n
+-- Each subject: its first KEYS index - 1, its limits (1-3 windows, 4 concurrency, 0 = none), the
+-- limit of each budget kind (1-3 tokens, 4-6 money) and the money budgets' alert thresholds (-1 =
+-- none).
+local subjects = {}
+for s = 1, n do
+  local a = 8 + 13 * (s - 1)
+  local v = {}
+  for i = 1, 13 do v[i] = tonumber(ARGV[a + i]) end
+  subjects[s] = {
+    k = 13 * (s - 1),
+    limits = { v[1], v[2], v[3], v[4] },
+    budget_limits = { v[5], v[6], v[7], v[8], v[9], v[10] },
+    alert_at = { -1, -1, -1, v[11], v[12], v[13] },
+  }
+end
+-- A subject's key by its index in the table above.
+local function K(sub, i) return KEYS[sub.k + i] end
 
 local function S(x) return string.format('%.0f', x) end
 
@@ -107,27 +123,27 @@ end
 local function bucket_remaining(level) return math.max(0, math.floor(level / W)) end
 local function bucket_reset(level, limit) return math.max(0, math.ceil((limit * W - level) / limit)) end
 
--- A budget kind's hash (1-3 tokens: KEYS 7-9; 4-6 money: KEYS 11-13) and calendar period.
-local function budget_key(kind) return kind <= 3 and KEYS[6 + kind] or KEYS[7 + kind] end
+-- A budget kind's hash (1-3 tokens: keys 7-9; 4-6 money: keys 11-13) and calendar period.
+local function budget_key(sub, kind) return kind <= 3 and K(sub, 6 + kind) or K(sub, 7 + kind) end
 local function period_of(kind) return (kind - 1) % 3 + 1 end
 
 -- A budget as stored: nil when missing (flushed, evicted, never seeded); empty in a new period.
-local function budget_read(kind)
+local function budget_read(sub, kind)
   local pid, ends = period(period_of(kind), now)
-  local v = redis.call('HMGET', budget_key(kind), 'p', 's', 'h')
+  local v = redis.call('HMGET', budget_key(sub, kind), 'p', 's', 'h')
   if not v[1] then return nil, pid, ends end
   if tonumber(v[1]) ~= pid then return { s = 0, h = 0 }, pid, ends end
   return { s = tonumber(v[2]) or 0, h = tonumber(v[3]) or 0 }, pid, ends
 end
-local function budget_write(kind, b, pid, ends)
-  local key = budget_key(kind)
+local function budget_write(sub, kind, b, pid, ends)
+  local key = budget_key(sub, kind)
   redis.call('HSET', key, 'p', S(pid), 's', S(b.s), 'h', S(math.max(0, b.h)))
   if ends > 0 then redis.call('PEXPIRE', key, ends - now + 7 * DAY) end
 end
-local function drop_hold(kind, pid, amount)
+local function drop_hold(sub, kind, pid, amount)
   -- An entry written before money budgets existed has no money fields: nothing to drop.
   if not amount or amount <= 0 then return end
-  local key = budget_key(kind)
+  local key = budget_key(sub, kind)
   local v = redis.call('HMGET', key, 'p', 'h')
   -- A hold of an earlier period was dropped when the period rolled over.
   if v[1] and tonumber(v[1]) == pid then
@@ -140,47 +156,50 @@ local function parse_holds(entry)
   for x in string.gmatch(entry, '%S+') do f[#f + 1] = tonumber(x) end
   return f
 end
-local function drop_holds(f)
-  drop_hold(1, f[4], f[5])
-  drop_hold(2, f[6], f[7])
-  drop_hold(3, 0, f[8])
-  drop_hold(4, f[10], f[11])
-  drop_hold(5, f[12], f[13])
-  drop_hold(6, 0, f[14])
+local function drop_holds(sub, f)
+  drop_hold(sub, 1, f[4], f[5])
+  drop_hold(sub, 2, f[6], f[7])
+  drop_hold(sub, 3, 0, f[8])
+  drop_hold(sub, 4, f[10], f[11])
+  drop_hold(sub, 5, f[12], f[13])
+  drop_hold(sub, 6, 0, f[14])
 end
 
--- Frees the holds of expired leases (a bounded batch per call, so one script never runs long).
-local function prune()
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 256)
+-- Frees the holds of a subject's expired leases (a bounded batch per call, so one script never
+-- runs long).
+local function prune(sub)
+  local expired = redis.call('ZRANGEBYSCORE', K(sub, 1), '-inf', now, 'LIMIT', 0, 256)
   for _, rid in ipairs(expired) do
-    local entry = redis.call('HGET', KEYS[2], rid)
+    local entry = redis.call('HGET', K(sub, 2), rid)
     if entry then
       local f = parse_holds(entry)
-      drop_holds(f)
-      redis.call('HINCRBY', KEYS[10], 'reserved', S(-f[9]))
+      drop_holds(sub, f)
+      redis.call('HINCRBY', K(sub, 10), 'reserved', S(-f[9]))
     end
-    redis.call('HDEL', KEYS[2], rid)
-    redis.call('ZREM', KEYS[1], rid)
+    redis.call('HDEL', K(sub, 2), rid)
+    redis.call('ZREM', K(sub, 1), rid)
   end
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', K(sub, 3), '-inf', now)
+end
+local function prune_all() for s = 1, n do prune(subjects[s]) end end
+
+local function live_count(sub) return redis.call('ZCOUNT', K(sub, 1), '(' .. now, '+inf') end
+
+-- An idle subject's lease, reservation and done keys expire on their own.
+local function touch(sub, first, last)
+  for i = first, last do redis.call('PEXPIRE', K(sub, i), lease_ms + done_ttl) end
 end
 
-local function live_count() return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') end
-
--- An idle API key's lease, reservation and done keys expire on their own.
-local function touch(first, last)
-  for i = first, last do redis.call('PEXPIRE', KEYS[i], lease_ms + done_ttl) end
-end
-
--- The state of every configured limit: {now, rpm remaining, reset, itpm…, otpm…, free slots,
--- then spent and held of each budget kind 1-6 (token day, month, life; money day, month, life)},
--- -1 where a limit is not set. \`levels\` and \`live\` may pass what the caller already knows.
-local function status(budgets, levels, live)
-  local out = { now }
+-- Appends to \`out\` the state of every configured limit of a subject (19 numbers): rpm
+-- remaining, reset, itpm…, otpm…, free slots, then spent and held of each budget kind 1-6 (token
+-- day, month, life; money day, month, life), -1 where a limit is not set. \`levels\` and \`live\`
+-- may pass what the caller already knows.
+local function status(out, sub, budgets, levels, live)
+  local limits = sub.limits
   for w = 1, 3 do
     local limit = limits[w]
     if limit > 0 then
-      local level = levels and levels[w] or bucket_level(KEYS[3 + w], limit)
+      local level = levels and levels[w] or bucket_level(K(sub, 3 + w), limit)
       out[#out + 1] = bucket_remaining(level)
       out[#out + 1] = bucket_reset(level, limit)
     else
@@ -188,7 +207,7 @@ local function status(budgets, levels, live)
       out[#out + 1] = -1
     end
   end
-  out[#out + 1] = limits[4] > 0 and math.max(0, limits[4] - (live or live_count())) or -1
+  out[#out + 1] = limits[4] > 0 and math.max(0, limits[4] - (live or live_count(sub))) or -1
   for k = 1, 6 do
     local b = budgets[k]
     out[#out + 1] = b and b.s or -1
@@ -197,21 +216,27 @@ local function status(budgets, levels, live)
   return out
 end
 
--- Reads the configured budgets. Returns them, or the kinds that must be seeded first.
-local function read_budgets()
-  local budgets, missing = {}, {}
+-- Reads a subject's configured budgets. Returns them; a missing one (flushed, evicted, never
+-- seeded) is left out when re-seeding is on, and added to \`missing\` (when given) as a pair:
+-- subject index, kind.
+local function read_budgets(s, missing)
+  local sub = subjects[s]
+  local budgets = {}
   for k = 1, 6 do
-    if budget_limits[k] >= 0 then
-      local b, pid, ends = budget_read(k)
-      if b == nil then
-        if reseed then missing[#missing + 1] = k else b = { s = 0, h = 0 } end
+    local limit = sub.budget_limits[k]
+    if limit >= 0 then
+      local b, pid, ends = budget_read(sub, k)
+      if b == nil and not reseed then b = { s = 0, h = 0 } end
+      if b == nil and missing then
+        missing[#missing + 1] = s
+        missing[#missing + 1] = k
       end
       if b then
-        b.pid, b.ends, b.limit = pid, ends, budget_limits[k]
+        b.pid, b.ends, b.limit = pid, ends, limit
         budgets[k] = b
       end
     end
   end
-  return budgets, missing
+  return budgets
 end
 `
