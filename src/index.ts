@@ -26,8 +26,8 @@ export { createStaticGroupRegistry } from './routing/static-group-registry'
 export type { UpstreamCall, UpstreamOperation, UpstreamProvider } from './upstream/provider'
 export { createHttpProvider } from './upstream/http-provider'
 export type { HttpProviderOptions } from './upstream/http-provider'
-export { createMockProvider } from './upstream/mock-provider'
-export type { MockProviderOptions } from './upstream/mock-provider'
+export { createMockProvider } from './upstream/mock/mock-provider'
+export type { MockProviderOptions } from './upstream/mock/mock-provider'
 export type {
   KeyLimitSettings,
   BudgetLimitName,
