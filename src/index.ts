@@ -23,11 +23,6 @@ export type { KeyHasher } from './auth/hash-key'
 export { maskKey } from './auth/mask-key'
 export type { Group, GroupRegistry, ModelEntry } from './routing/group-registry'
 export { createStaticGroupRegistry } from './routing/static-group-registry'
-export type { UpstreamCall, UpstreamOperation, UpstreamProvider } from './upstream/provider'
-export { createHttpProvider } from './upstream/http-provider'
-export type { HttpProviderOptions } from './upstream/http-provider'
-export { createMockProvider } from './upstream/mock/mock-provider'
-export type { MockProviderOptions } from './upstream/mock/mock-provider'
 export type {
   KeyLimitSettings,
   BudgetLimitName,
@@ -123,3 +118,26 @@ export type {
   ThinkingLevel,
 } from './models/profile'
 export type { Adjustment } from './models/model-target'
+
+// Upstream kinds (plug-in interface)
+export type {
+  UpstreamCall,
+  UpstreamOperation,
+  UpstreamProvider,
+  UpstreamStreamAnswer,
+} from './upstream/provider'
+export { upstreamSpecificationVersion } from './upstream/provider'
+export { createHttpProvider } from './upstream/http-provider'
+export type { HttpProviderOptions } from './upstream/http-provider'
+export { createMockProvider } from './upstream/mock/mock-provider'
+export type { MockProviderOptions } from './upstream/mock/mock-provider'
+export { defineUpstreamKind } from './upstream/kind'
+export type {
+  UpstreamKind,
+  UpstreamKindContext,
+  UpstreamKindIssue,
+  UpstreamKindSchema,
+} from './upstream/kind'
+export type { PreparedRequest, PrepareHook, SignHook } from './upstream/prepared-request'
+export type { HttpWire } from './upstream/http-wire'
+export type { ChunkSource } from './sse/chunk-source'
