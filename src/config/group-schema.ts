@@ -105,7 +105,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     | z.input<typeof kindUpstream>
     | UpstreamProvider
 
-  // Failover (issue 9): how a group's calls are retried; defaults in `defaultRetryPolicy`.
+  // Failover: how a group's calls are retried; defaults in `defaultRetryPolicy`.
   const retrySettings = z.strictObject({
     attempts: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
     deadlineMs: z.optional(nonNegativeInt()),
