@@ -38,13 +38,29 @@ export type { KeyHasher } from './auth/hash-key'
 export type { Group, GroupRegistry, ModelEntry } from './routing/group-registry'
 export { createStaticGroupRegistry } from './routing/static-group-registry'
 
-// Upstream provider (plug-in interface)
-export type { UpstreamCall, UpstreamOperation, UpstreamProvider } from './upstream/provider'
+// Upstream provider and upstream kinds (plug-in interfaces)
 export type { ProtocolName } from './protocols/protocol-name'
+export type {
+  UpstreamCall,
+  UpstreamOperation,
+  UpstreamProvider,
+  UpstreamStreamAnswer,
+} from './upstream/provider'
+export { upstreamSpecificationVersion } from './upstream/provider'
 export { createHttpProvider } from './upstream/http-provider'
 export type { HttpProviderOptions } from './upstream/http-provider'
-export { createMockProvider } from './upstream/mock-provider'
-export type { MockProviderOptions } from './upstream/mock-provider'
+export { createMockProvider } from './upstream/mock/mock-provider'
+export type { MockProviderOptions } from './upstream/mock/mock-provider'
+export { defineUpstreamKind } from './upstream/kind'
+export type {
+  UpstreamKind,
+  UpstreamKindContext,
+  UpstreamKindIssue,
+  UpstreamKindSchema,
+} from './upstream/kind'
+export type { PreparedRequest, PrepareHook, SignHook } from './upstream/prepared-request'
+export type { HttpWire } from './upstream/http-wire'
+export type { ChunkSource } from './sse/chunk-source'
 
 // Usage meter (plug-in interface)
 export type {

@@ -5,9 +5,15 @@ import { createMemoryKeyStore, type HashedKey } from '../auth/memory-key-store'
 import { maskKey } from '../auth/mask-key'
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { createStaticGroupRegistry } from '../routing/static-group-registry'
-import { createHttpProvider } from '../upstream/http-provider'
-import { createMockProvider } from '../upstream/mock-provider'
+import { versionProblem } from '../upstream/kind'
+import {
+  checkKindSettings,
+  createKindRegistry,
+  type UpstreamKindRegistry,
+} from '../upstream/kind-registry'
 import type { UpstreamProvider } from '../upstream/provider'
+import { isBuiltIn } from './kind-checks'
+import { GatewayConfigError } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
 
 type GroupConfig = NonNullable<ValidGatewayConfig['groups']>[number]
@@ -16,12 +22,23 @@ type KeyConfig = NonNullable<ValidGatewayConfig['keys']>[number]
 /** Builds the group registry a config describes, or returns the one it passes in. */
 export function buildGroupRegistry(config: ValidGatewayConfig, now: () => number): GroupRegistry {
   if (config.groupRegistry !== undefined) return config.groupRegistry
+  const kinds = createKindRegistry(config.upstreamKinds)
   return createStaticGroupRegistry(
-    (config.groups ?? []).map((group) => buildGroup(group, config, now)),
+    (config.groups ?? []).map((group, index) => buildGroup({ group, index, config, kinds, now })),
   )
 }
 
-function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => number): Group {
+/** What building one group takes. */
+type GroupBuild = {
+  group: GroupConfig
+  /** Its index in `groups`, for the path of a config error. */
+  index: number
+  config: ValidGatewayConfig
+  kinds: UpstreamKindRegistry
+  now: () => number
+}
+
+function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild): Group {
   return {
     id: group.id,
     protocol: group.protocol,
@@ -48,15 +65,29 @@ function buildGroup(group: GroupConfig, config: ValidGatewayConfig, now: () => n
           },
     ),
     upstreams: group.upstreams.map((entry, index): UpstreamProvider => {
-      const id =
-        ('id' in entry && typeof entry.id === 'string' ? entry.id : undefined) ??
-        `${group.id}#${index}`
-      if ('send' in entry) return entry
-      // An OpenAI upstream marked `responses` speaks the Responses API, a protocol of its own.
-      const { responses, ...settings } = entry
-      const protocol = responses === true ? 'responses' : group.protocol
-      if ('provider' in settings) return createMockProvider({ ...settings, id, protocol, now })
-      return createHttpProvider({ ...settings, id, protocol, fetch: config.fetch })
+      if (typeof (entry as Partial<UpstreamProvider>).send === 'function') {
+        return entry as UpstreamProvider
+      }
+      const settings = entry as Exclude<typeof entry, UpstreamProvider>
+      const id = settings.id ?? `${group.id}#${index}`
+      // An entry without `provider` is an HTTP upstream of the group's own family.
+      const kind = kinds.get('provider' in settings ? settings.provider : group.protocol)!
+      // The config check named every unknown kind and checked every entry of a kind of the
+      // application's; its settings are what its schema makes of the entry.
+      const checked = isBuiltIn(kind.name)
+        ? settings
+        : (checkKindSettings(kind, settings) as { value?: unknown }).value
+      const context = { id, protocol: group.protocol, fetch: config.fetch, now }
+      const provider = kind.create(checked, context)
+      const problem = versionProblem(
+        `the provider the "${kind.name}" kind built`,
+        provider.specificationVersion ?? 1,
+      )
+      if (problem !== undefined) {
+        const path = `groups[${groupIndex}].upstreams[${index}]`
+        throw new GatewayConfigError([{ path, message: problem }])
+      }
+      return provider
     }),
   }
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { checkAlways } from '../internal/check-always'
+import { checkUpstreamKinds } from './kind-checks'
 
 type Path = (string | number)[]
 type Report = (path: Path, message: string) => void
@@ -51,6 +52,7 @@ function checkConfigParts(config: Record<string, unknown>, issue: Report): void 
   const groupIds = checkGroups(groups ?? [], issue)
   checkFallbacks(groups ?? [], issue)
   checkKeys(list(config.keys), groups === undefined ? undefined : groupIds, issue)
+  checkUpstreamKinds(config, issue)
 }
 
 /** Duplicate group ids and models, and upstream settings that contradict their group. */

@@ -2,31 +2,11 @@ import * as z from 'zod/mini'
 
 /**
  * The config of upstream selection and health (docs/routing-and-failover.md › Upstream health and selection): built on
- * demand, like the rest of the config's schemas, and spread into the group and upstream entries.
+ * demand, like the rest of the config's schemas, and spread into the group entries (the upstream entries' shared fields are in `upstream/entry-shape.ts`).
  */
 
 const count = () => z.int().check(z.minimum(1))
 const milliseconds = () => z.int().check(z.nonnegative())
-
-/** Fields every upstream entry written in the config may carry (HTTP and mock). */
-export function upstreamSelectionShape() {
-  return {
-    /** The most calls this upstream is given at once; past it another is picked, or 503/529. */
-    maxConcurrent: z.optional(count()),
-  }
-}
-
-/** Fields of an HTTP upstream: a pool of keys, besides the single `apiKey`. */
-export function httpUpstreamPoolShape() {
-  return {
-    /** Several keys of the same upstream, rotated per call; one the upstream refuses leaves rotation. */
-    apiKeys: z.optional(
-      z
-        .array(z.string().check(z.minLength(1, 'expected a non-empty key')))
-        .check(z.minLength(1, 'give at least one key, or use "apiKey"')),
-    ),
-  }
-}
 
 /** Fields of a group: balancing, session affinity, circuit breakers, key pools. */
 export function groupSelectionShape() {

@@ -1,4 +1,20 @@
 import type { FieldDoc } from './field-doc'
+import { anthropicFieldDocs } from '../upstream/anthropic/field-docs'
+import { geminiFieldDocs } from '../upstream/gemini/field-docs'
+import { mockFieldDocs } from '../upstream/mock/field-docs'
+import { openaiFieldDocs } from '../upstream/openai/field-docs'
+
+/**
+ * The fields of `groups[].upstreams[]`: each built-in kind's, from its own folder, by their path
+ * in an entry (kinds that share a field share its description).
+ */
+function upstreamEntryDocs(): Record<string, string | FieldDoc> {
+  const docs: Record<string, string | FieldDoc> = {}
+  for (const kind of [openaiFieldDocs, anthropicFieldDocs, geminiFieldDocs, mockFieldDocs]) {
+    for (const [field, doc] of Object.entries(kind)) docs[`groups[].upstreams[].${field}`] = doc
+  }
+  return docs
+}
 
 /** The descriptions of `groups[]` and everything in it (see `field-docs.ts`). */
 export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
@@ -101,44 +117,10 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     defaultText: 'none',
   },
   'groups[].upstreams':
-    'Its upstreams: an HTTP upstream (`{ "baseUrl", … }`), the built-in mock (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
-  'groups[].upstreams[].id': {
-    text: 'The upstream id in logs, events and `health()`.',
-    defaultText: '<group id>#<index>',
-  },
-  'groups[].upstreams[].baseUrl':
-    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`).",
-  'groups[].upstreams[].apiKey': {
-    text: 'The key sent upstream: as a bearer token (`openai`), `x-api-key` (`anthropic`) or `x-goog-api-key` (`gemini`). Usually `"${NAME}"`.',
-    defaultText: 'none',
-  },
-  'groups[].upstreams[].headers': {
-    text: 'Headers sent on every call to this upstream (an organisation id).',
-    defaultText: 'none',
-  },
-  'groups[].upstreams[].weight': {
-    text: 'Its share of the calls, by weight among the upstreams fit to be tried.',
-    default: 1,
-  },
-  'groups[].upstreams[].responses': {
-    text: 'An upstream of an `openai` group that serves `/v1/responses` (api.openai.com, Azure): Responses API calls go there as they are. The mock serves it too.',
-    default: false,
-  },
-  'groups[].upstreams[].maxConcurrent': {
-    text: 'Calls it is given at once (a stream until it ends); past it another upstream is picked, or 503 (529 on Anthropic routes) at once.',
-    defaultText: 'none',
-  },
-  'groups[].upstreams[].apiKeys':
-    'A pool of keys instead of `apiKey`, rotated per call (see `keyPool`); a key the upstream refuses leaves rotation for a while.',
-  'groups[].upstreams[].provider': '`"mock"`: the built-in mock upstream, for demos and tests.',
-  'groups[].upstreams[].reply': {
-    text: "The mock's fixed reply.",
-    defaultText: 'echoes the last user message',
-  },
-  'groups[].upstreams[].chunkDelayMs': {
-    text: "The mock's pause between streamed chunks.",
-    default: 0,
-  },
+    'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
+  ...upstreamEntryDocs(),
+  'groups[].upstreams[].provider':
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',

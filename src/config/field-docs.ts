@@ -66,6 +66,11 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: "How long a browser may keep a preflight's answer.",
     defaultText: '7200 (Chromium’s cap)',
   },
+  upstreamKinds: codeOnly(
+    'UpstreamKind[]',
+    "Upstream kinds of your own, named by an upstream entry's `provider` like the built-in `openai`, `anthropic`, `gemini` and `mock` (docs/upstream-kinds.md).",
+    'none',
+  ),
   groupRegistry: codeOnly(
     'GroupRegistry',
     'The groups, from your own registry instead of `groups`.',

@@ -1,13 +1,14 @@
 import * as z from 'zod/mini'
 import type { UpstreamProvider } from '../upstream/provider'
+import { versionProblem } from '../upstream/kind'
+import { anthropicEntrySchema } from '../upstream/anthropic/kind'
+import { geminiEntrySchema } from '../upstream/gemini/kind'
+import { mockEntrySchema } from '../upstream/mock/kind'
+import { openaiEntrySchema, openaiEntryShape } from '../upstream/openai/kind'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import type { buildSpendSchemas } from './spend-schema'
-import {
-  groupSelectionShape,
-  httpUpstreamPoolShape,
-  upstreamSelectionShape,
-} from './failover-schema'
+import { groupSelectionShape } from './failover-schema'
 
 /**
  * A group's schema (`groups[]`): its id and protocol, its models (call names, or entries with an
@@ -49,26 +50,23 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
           : 'expected a call name or {"name", "upstreamModel"?, "profile"?}',
   )
 
-  const mockUpstream = z.strictObject({
-    provider: z.literal('mock'),
+  /** An entry without `provider`: an HTTP upstream of the group's own family. */
+  const httpUpstream = z.strictObject(openaiEntryShape())
+  /** Entries that name a built-in kind. */
+  const builtInUpstreams = {
+    openai: openaiEntrySchema(),
+    anthropic: anthropicEntrySchema(),
+    gemini: geminiEntrySchema(),
+    mock: mockEntrySchema(),
+  }
+  type BuiltInEntry = z.output<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>
+  /**
+   * An entry that names a kind of the application's (`upstreamKinds`): checked here as far as
+   * the gateway knows it, then by the kind's own schema (`config/kind-checks.ts`).
+   */
+  const kindUpstream = z.looseObject({
+    provider: z.string().check(z.minLength(1)),
     id: z.optional(z.string().check(z.minLength(1))),
-    weight: z.optional(z.number().check(z.positive())),
-    reply: z.optional(z.string()),
-    chunkDelayMs: z.optional(nonNegativeInt()),
-    responses: z.optional(z.boolean()),
-    ...upstreamSelectionShape(),
-  })
-
-  const httpUpstream = z.strictObject({
-    id: z.optional(z.string().check(z.minLength(1))),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
-    apiKey: z.optional(z.string()),
-    headers: z.optional(z.record(z.string(), z.string())),
-    weight: z.optional(z.number().check(z.positive())),
-    /** An OpenAI upstream that serves `/v1/responses` (api.openai.com, Azure): called there. */
-    responses: z.optional(z.boolean()),
-    ...upstreamSelectionShape(),
-    ...httpUpstreamPoolShape(),
   })
 
   const customUpstream = z.custom<UpstreamProvider>(
@@ -76,22 +74,38 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     'expected an UpstreamProvider object',
   )
 
-  /** An upstream entry: the mock, an HTTP upstream, or a provider object passed in code. */
-  const upstream = oneOf<
-    z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider
-  >([httpUpstream, mockUpstream, customUpstream], (value) =>
-    typeof value === 'object' && value !== null && 'provider' in value
-      ? mockUpstream
-      : hasFunction(value, 'send')
-        ? customUpstream
-        : httpUpstream,
+  type UpstreamOutput =
+    BuiltInEntry | z.output<typeof httpUpstream> | z.output<typeof kindUpstream> | UpstreamProvider
+
+  /** An upstream entry: one of a kind (`provider`), an HTTP upstream, or a provider object. */
+  const upstream = oneOf<UpstreamOutput>(
+    [httpUpstream, ...Object.values(builtInUpstreams), kindUpstream, customUpstream],
+    (value) => {
+      if (hasFunction(value, 'send')) {
+        const version = (value as UpstreamProvider).specificationVersion
+        return (
+          (version === undefined ? undefined : versionProblem('the provider', version)) ??
+          customUpstream
+        )
+      }
+      if (typeof value !== 'object' || value === null || !('provider' in value)) return httpUpstream
+      const kind = value.provider
+      if (typeof kind !== 'string') return 'expected "provider" to name an upstream kind'
+      // lookup-safe: a literal table of the built-in kinds, asked with `Object.hasOwn` first
+      return Object.hasOwn(builtInUpstreams, kind)
+        ? builtInUpstreams[kind as keyof typeof builtInUpstreams]
+        : kindUpstream
+    },
   )
 
   /** An upstream entry as written. */
   type UpstreamInput =
-    z.input<typeof mockUpstream> | z.input<typeof httpUpstream> | UpstreamProvider
+    | z.input<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>
+    | z.input<typeof httpUpstream>
+    | z.input<typeof kindUpstream>
+    | UpstreamProvider
 
-  // Failover (issue 9): how a group's calls are retried; defaults in `defaultRetryPolicy`.
+  // Failover: how a group's calls are retried; defaults in `defaultRetryPolicy`.
   const retrySettings = z.strictObject({
     attempts: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
     deadlineMs: z.optional(nonNegativeInt()),
@@ -121,7 +135,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     upstreams: z
       .array(upstream)
       .check(z.minLength(1, 'a group needs at least one upstream')) as z.ZodMiniType<
-      (z.output<typeof mockUpstream> | z.output<typeof httpUpstream> | UpstreamProvider)[],
+      UpstreamOutput[],
       UpstreamInput[]
     >,
     retry: z.optional(retrySettings),

@@ -4,6 +4,7 @@ import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
 import { requestIdHeaders } from '../upstream/upstream-headers'
 import type { GroupRegistry } from '../routing/group-registry'
+import type { UpstreamKind } from '../upstream/kind'
 import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
@@ -96,6 +97,13 @@ function buildConfigSchemas() {
       probes: z.optional(probesSchema()),
       groups: z.optional(z.array(group)),
       groupRegistry: z.optional(plugin<GroupRegistry>('servingModel', 'GroupRegistry')),
+      /** Upstream kinds of the application's, named by entries' `provider` (`kind-checks.ts`). */
+      upstreamKinds: z.optional(
+        z.custom<readonly UpstreamKind[]>(
+          (value) => Array.isArray(value),
+          'expected an array of UpstreamKind objects',
+        ) as z.ZodMiniType<readonly UpstreamKind[], readonly UpstreamKind<any>[]>,
+      ),
       keys: z.optional(z.array(keyEntry)),
       keyStore: z.optional(plugin<KeyStore>('lookup', 'KeyStore')),
       /** Prices by upstream-model pattern, over the built-in catalogue; `false`: unpriced. */

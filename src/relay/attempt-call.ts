@@ -7,7 +7,8 @@ import type { AttemptTelemetry } from './attempt-telemetry'
 import type { UpstreamAttempt } from '../usage/upstream-attempt'
 import { classifyUpstreamFailure } from '../upstream/classify-failure'
 import { openExchange } from '../upstream/exchange'
-import { isEventStream, notAnEventStream, readUpstreamJson } from '../upstream/read-upstream-answer'
+import { eventStreamOf } from '../upstream/event-stream'
+import { readUpstreamJson } from '../upstream/read-upstream-answer'
 import { readUpstreamError } from '../upstream/read-upstream-error'
 import { scrubGatewayError } from '../upstream/secret-scrubber'
 import { gatewayCall } from '../upstream/call-headers'
@@ -17,33 +18,39 @@ import type { MeteredRequest } from './metered-request'
 import type { CallPlan } from './call-plan'
 import { relaySse } from './relay-sse'
 
+/** One attempt of a call: what `attemptCall` takes. */
+export type AttemptCall = {
+  runtime: GatewayRuntime
+  scope: RequestScope
+  plan: CallPlan
+  /** The upstream (and pooled key) the selector chose for this attempt. */
+  selection: Selection
+  metered: MeteredRequest
+  /** The attempt's record in the usage record, kept up to date as the attempt goes. */
+  record: UpstreamAttempt
+  /** Called once the call is on its way upstream. */
+  onSent: () => void
+  /** Told, for a stream, of a promise that settles when the stream ends. */
+  onStream: (ended: Promise<void>) => void
+  /** The attempt's span, when telemetry is on (`traceAttempt`). */
+  telemetry?: AttemptTelemetry | undefined
+}
+
 /**
  * Makes one attempt of a call on the upstream chosen for it, and relays its answer: JSON, or SSE
- * through the plan's translator. The answer is checked before it is trusted (a 2xx that is not
- * what the protocol sends is a 502). An answer settles the request's usage (a stream when it
- * ends); a failure settles nothing, since the attempt loop may try again, and is thrown named
+ * through the plan's translator (the provider's stream reader first, for an upstream whose stream
+ * is not SSE). The answer is checked before it is trusted (a 2xx that is not what the protocol
+ * sends is a 502). An answer settles the request's usage (a stream when it ends); a failure
+ * settles nothing, since the attempt loop may try again, and is thrown named
  * (`classifyUpstreamFailure`) and scrubbed of the upstream's secrets. Nothing reaches the client
  * before the attempt has an answer for it, so a thrown failure can always be retried.
  *
  * `record` is kept up to date as the attempt goes: its phase and the upstream's status, and, once
  * the attempt answers, its outcome and duration — before the usage settles, since the usage
  * record carries the attempts and a ledger stores them as they are when it is written.
- *
- * @param onSent called once the call is on its way upstream
  */
-export async function attemptCall(
-  runtime: GatewayRuntime,
-  scope: RequestScope,
-  plan: CallPlan,
-  selection: Selection,
-  metered: MeteredRequest,
-  record: UpstreamAttempt,
-  onSent: () => void,
-  /** Told, for a stream, of a promise that settles when the stream ends. */
-  onStream: (ended: Promise<void>) => void,
-  /** The attempt's span, when telemetry is on (`traceAttempt`). */
-  telemetry?: AttemptTelemetry | undefined,
-): Promise<GatewayAnswer> {
+export async function attemptCall(attempt: AttemptCall): Promise<GatewayAnswer> {
+  const { runtime, scope, plan, selection, metered, record, onSent, onStream, telemetry } = attempt
   const started = runtime.now()
   const answered = (): void => {
     record.durationMs = runtime.now() - started
@@ -81,14 +88,14 @@ export async function attemptCall(
     )
     record.status = upstream.status
     record.phase = 'headers'
-    if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider.protocol, scrub)
+    if (!upstream.ok) throw await readUpstreamError(upstream, plan.provider, scrub)
     record.phase = 'first-byte'
     if (plan.stream) {
-      if (!isEventStream(upstream)) throw notAnEventStream(upstream)
+      const events = eventStreamOf(plan.provider, upstream)
       scope.eventDeferred = true
       let ended!: () => void
       const streamEnded = new Promise<void>((resolve) => (ended = resolve))
-      const streamed = await relaySse(upstream, {
+      const streamed = await relaySse(events, {
         exchange,
         metered,
         translator:

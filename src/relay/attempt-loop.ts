@@ -188,17 +188,17 @@ async function attemptRoute(
     // frame and frees the upstream's slot when this settles.
     let streamEnded: Promise<void> | undefined
     try {
-      const answer = await attemptCall(
+      const answer = await attemptCall({
         runtime,
         scope,
         plan,
         selection,
-        state.metered!,
+        metered: state.metered!,
         record,
-        () => (state.sent = true),
-        (ended) => (streamEnded = ended),
+        onSent: () => (state.sent = true),
+        onStream: (ended) => (streamEnded = ended),
         telemetry,
-      )
+      })
       selection.finish(okVerdict, streamEnded)
       return withRateLimitHeaders(answer, scope, state.admission!, runtime.now())
     } catch (failure) {

@@ -136,7 +136,7 @@ async function attemptUnmetered(
       ),
       exchange.signal,
     )
-    if (!upstream.ok) throw await readUpstreamError(upstream, provider.protocol, scrub)
+    if (!upstream.ok) throw await readUpstreamError(upstream, provider, scrub)
     const answer = await readUpstreamJson(upstream, runtime.maxResponseBytes)
     return { status: upstream.status, ...answer }
   } catch (error) {

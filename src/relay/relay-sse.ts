@@ -3,7 +3,7 @@ import type { AnswerHeaders, AnswerStream, GatewayAnswer } from '../http/gateway
 import { createSseReader } from '../sse/sse-reader'
 import { streamDeadlineError } from '../upstream/classify-failure'
 import type { UpstreamExchange } from '../upstream/exchange'
-import type { UpstreamAnswer } from '../upstream/upstream-answer'
+import type { ChunkSource } from '../sse/chunk-source'
 import { scrubGatewayError, type SecretScrubber } from '../upstream/secret-scrubber'
 import type { MeteredRequest } from './metered-request'
 import type { UsageOutcome } from '../usage/usage-meter'
@@ -28,11 +28,12 @@ export type SseRelayOptions = {
 const abortGraceMs = 100
 
 /**
- * Relays an upstream SSE stream to the client through a translator.
+ * Relays an upstream SSE stream (the answer's body, or what the provider's stream reader made of
+ * it) to the client through a translator.
  *
  * Nothing is sent until the upstream's first frame for the client exists: until then an upstream
  * failure, an error event, or a body that ends, is answered with its real status as JSON
- * (checklist ERR-05). Frames then flow as the client pulls them, so backpressure reaches the
+ * (so the client sees the upstream's real status, not a 200 with an error inside). Frames then flow as the client pulls them, so backpressure reaches the
  * upstream. A failure after the first byte — a broken connection, an upstream error event, a
  * stream that ends without its terminator, the `maxStreamMs` deadline — becomes the client
  * protocol's in-stream error frame, scrubbed of the upstream's secrets; then the stream closes,
@@ -42,14 +43,14 @@ const abortGraceMs = 100
  * @throws GatewayError before the first byte, for the caller to render as JSON
  */
 export async function relaySse(
-  upstream: UpstreamAnswer,
+  events: ChunkSource | null,
   options: SseRelayOptions,
 ): Promise<GatewayAnswer> {
   const { exchange, metered, translator, scrub } = options
-  if (upstream.body === null) {
+  if (events === null) {
     throw new GatewayError('upstream_error', 'The upstream answered a stream request with no body.')
   }
-  const reader = createSseReader(upstream.body, {
+  const reader = createSseReader(events, {
     maxBufferSize: options.maxEventBytes,
     signal: exchange.signal,
   })

@@ -2,11 +2,13 @@ import { maskKey } from '../auth/mask-key'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { CallSignal } from '../internal/call-signal'
 import { headerRecordOf } from './call-headers'
-import type { UpstreamCall, UpstreamProvider } from './provider'
-import { directFetchOf, upstreamAnswerKey } from './upstream-answer'
+import { familyWire } from './family-wire'
+import type { HttpWire } from './http-wire'
+import type { PreparedRequest, PrepareHook, SignHook } from './prepared-request'
+import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from './provider'
+import { directFetchOf, upstreamAnswerKey, type UpstreamAnswer } from './upstream-answer'
 
-/** The `anthropic-version` sent when the client sent none. */
-export const defaultAnthropicVersion = '2023-06-01'
+export { defaultAnthropicVersion } from './anthropic/wire'
 
 /** Settings of an HTTP upstream, mirroring the official SDKs' client options. */
 export type HttpProviderOptions = {
@@ -28,6 +30,21 @@ export type HttpProviderOptions = {
   weight?: number | undefined
   /** The fetch to use; defaults to the global one. */
   fetch?: typeof fetch | undefined
+  /**
+   * The paths, credential header and required headers of the upstream; by default those of the
+   * `protocol`'s family. An upstream kind with other paths or another key header gives its own.
+   */
+  wire?: HttpWire | undefined
+  /** Adjusts each prepared request (URL, body, headers) before it is signed and sent. */
+  prepare?: PrepareHook | undefined
+  /** Signs each prepared request, the last step before it is sent (see `SignHook`). */
+  sign?: SignHook | undefined
+  /** Reads a stream that is not SSE (see `UpstreamProvider.readStream`). */
+  readStream?: UpstreamProvider['readStream']
+  /** Maps the upstream's error bodies to its family's shape (see `UpstreamProvider.normaliseError`). */
+  normaliseError?: UpstreamProvider['normaliseError']
+  /** Further values no client, log or event may see (a signing secret), besides the keys. */
+  secrets?: readonly string[] | undefined
 }
 
 /**
@@ -35,117 +52,88 @@ export type HttpProviderOptions = {
  * it, because the gateway builds `call.headers` from an allow-list. Redirects are never followed,
  * and its `secrets` (the API key or every pooled key, secret-looking header values) are scrubbed
  * from upstream errors.
+ *
+ * Each call is prepared once as a `PreparedRequest` (URL, headers, body), adjusted by `prepare`,
+ * signed by `sign`, and then sent: over `fetch`, or over the Node transport's direct path when
+ * `fetch` has one (`createNodeFetch`), which takes the same request without building a `Response`.
  */
 export function createHttpProvider(options: HttpProviderOptions): UpstreamProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const direct = directFetchOf(options.fetch)
+  const wire = options.wire ?? familyWire(options.protocol)
+  const { prepare: adjust, sign } = options
   const pool =
     options.apiKeys !== undefined && options.apiKeys.length > 0 ? options.apiKeys : undefined
+  const extraHeaders =
+    options.headers === undefined
+      ? undefined
+      : Object.entries(options.headers).map(([name, value]) => [name.toLowerCase(), value] as const)
   /** The key of this call: the pooled one it names, else the first, else the single `apiKey`. */
   const keyOf = (call: UpstreamCall): string | undefined =>
     pool === undefined
       ? options.apiKey
       : ((call.credential === undefined ? undefined : pool[call.credential]) ?? pool[0])
+
+  /** The call as it goes on the wire, whatever the transport: the one place headers are set. */
+  const prepare = (call: UpstreamCall): PreparedRequest => {
+    // A fresh record without a prototype: a header name can never meet an Object member.
+    const headers = headerRecordOf(call)
+    if (extraHeaders !== undefined) {
+      for (const [name, value] of extraHeaders) headers[name] = value // lookup-safe: a prototype-less record
+    }
+    const apiKey = keyOf(call)
+    if (apiKey !== undefined && apiKey !== '') {
+      const [name, value] = wire.credentialHeader(apiKey)
+      headers[name] = value // lookup-safe: a prototype-less record
+    }
+    wire.defaults?.(headers)
+    if (call.stream) headers['accept'] = 'text/event-stream'
+    const request = { url: `${base}${wire.path(call)}`, method: 'POST', headers, body: call.body }
+    return adjust === undefined ? request : adjust(request, call)
+  }
+
   const provider: UpstreamProvider = {
     id: options.id,
     protocol: options.protocol,
+    specificationVersion: upstreamSpecificationVersion,
     weight: options.weight,
     secrets: configuredSecrets(options),
     credentials: pool?.map((key) => maskKey(key) ?? 'sk-…'),
     maxConcurrent: options.maxConcurrent,
-    send(call: UpstreamCall) {
-      const headers = new Headers(call.headers)
-      for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
-      const apiKey = keyOf(call)
-      if (apiKey !== undefined && apiKey !== '') {
-        headers.set(...authHeader(options.protocol, apiKey))
-      }
-      // Anthropic requires a version header; the client's own is forwarded on passthrough.
-      if (options.protocol === 'anthropic' && !headers.has('anthropic-version')) {
-        headers.set('anthropic-version', defaultAnthropicVersion)
-      }
-      if (call.stream) headers.set('accept', 'text/event-stream')
-      return doFetch(`${base}${pathOf(call)}`, {
-        method: 'POST',
-        headers,
-        body: call.body,
+    async send(call: UpstreamCall) {
+      const prepared = prepare(call)
+      const request = sign === undefined ? prepared : await sign(prepared, call)
+      return doFetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
         signal: call.signal,
         // A redirect would carry the upstream key and the prompt to wherever it points (fetch
         // keeps `x-api-key` and `x-goog-api-key` across origins); a 3xx is answered as a 502.
         redirect: 'manual',
       })
     },
+    ...(options.readStream === undefined ? {} : { readStream: options.readStream }),
+    ...(options.normaliseError === undefined ? {} : { normaliseError: options.normaliseError }),
   }
   if (direct === undefined) return provider
-  // The transport answers without a `Response` (createNodeFetch): the same call, with the headers
-  // as a plain record. Redirects are never followed on this path either.
+  // The transport answers without a `Response` (createNodeFetch): the same prepared request,
+  // headers as a plain record. Redirects are never followed on this path either.
+  const sendDirect = (request: PreparedRequest, signal: CallSignal): Promise<UpstreamAnswer> =>
+    direct(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal,
+    })
   return Object.assign(provider, {
     [upstreamAnswerKey]: (call: UpstreamCall, signal: CallSignal) => {
-      // No prototype: a header name can never meet an Object member.
-      const headers = headerRecordOf(call)
-      for (const [name, value] of Object.entries(options.headers ?? {})) {
-        headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
-      }
-      const apiKey = keyOf(call)
-      if (apiKey !== undefined && apiKey !== '') {
-        const [name, value] = authHeader(options.protocol, apiKey)
-        headers[name] = value // lookup-safe: a prototype-less record
-      }
-      if (options.protocol === 'anthropic' && headers['anthropic-version'] === undefined) {
-        headers['anthropic-version'] = defaultAnthropicVersion
-      }
-      if (call.stream) headers['accept'] = 'text/event-stream'
-      return direct(`${base}${pathOf(call)}`, { method: 'POST', headers, body: call.body, signal })
+      const prepared = prepare(call)
+      if (sign === undefined) return sendDirect(prepared, signal)
+      return Promise.resolve(sign(prepared, call)).then((signed) => sendDirect(signed, signal))
     },
   })
-}
-
-function pathOf(call: UpstreamCall): string {
-  switch (call.operation) {
-    case 'chat-completions':
-      return '/chat/completions'
-    // Anthropic's and Gemini's base URLs are the bare host, by their SDKs' convention.
-    case 'messages':
-      return '/v1/messages'
-    case 'count-tokens':
-      return '/v1/messages/count_tokens'
-    case 'generate-content':
-      return `/v1beta/models/${encodeURIComponent(call.model)}:generateContent`
-    case 'stream-generate-content':
-      return `/v1beta/models/${encodeURIComponent(call.model)}:streamGenerateContent?alt=sse`
-    case 'gemini-count-tokens':
-      return `/v1beta/models/${encodeURIComponent(call.model)}:countTokens`
-    case 'responses':
-      return '/responses'
-    case 'embeddings':
-      return '/embeddings'
-    case 'embed-content':
-      return `/v1beta/models/${encodeURIComponent(call.model)}:embedContent`
-    case 'batch-embed-contents':
-      return `/v1beta/models/${encodeURIComponent(call.model)}:batchEmbedContents`
-    default: {
-      const unknown: never = call.operation
-      throw new Error(`Unknown upstream operation: ${String(unknown)}`)
-    }
-  }
-}
-
-/** Each family's credential header: OpenAI's Bearer, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
-function authHeader(protocol: ProtocolName, apiKey: string): [string, string] {
-  switch (protocol) {
-    case 'openai':
-    case 'responses':
-      return ['authorization', `Bearer ${apiKey}`]
-    case 'anthropic':
-      return ['x-api-key', apiKey]
-    case 'gemini':
-      return ['x-goog-api-key', apiKey]
-    default: {
-      const unknown: never = protocol
-      throw new Error(`Unknown protocol ${String(unknown)}`)
-    }
-  }
 }
 
 /** Header names whose values are credentials, whatever they look like. */
@@ -162,6 +150,7 @@ function configuredSecrets(options: HttpProviderOptions): string[] {
   const secrets: string[] = []
   if (options.apiKey !== undefined && options.apiKey !== '') secrets.push(options.apiKey)
   for (const key of options.apiKeys ?? []) if (key !== '') secrets.push(key)
+  for (const secret of options.secrets ?? []) if (secret !== '') secrets.push(secret)
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (!credentialName.test(name) && !tokenLike.test(value)) continue
     secrets.push(value)

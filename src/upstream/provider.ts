@@ -1,4 +1,23 @@
 import type { ProtocolName } from '../protocols/protocol-name'
+import type { ChunkSource } from '../sse/chunk-source'
+
+/**
+ * The version of the upstream provider and kind interfaces this gateway implements. A provider or
+ * kind that declares another is refused when the gateway is created, with an error naming both:
+ * a kind written against a later interface would otherwise fail at its first call, or worse,
+ * answer wrongly.
+ */
+export const upstreamSpecificationVersion = 1
+
+/**
+ * An upstream's answer as a stream reader gets it: status, headers by name, and the body a chunk
+ * at a time.
+ */
+export type UpstreamStreamAnswer = {
+  readonly status: number
+  readonly headers: { get(name: string): string | null }
+  readonly body: ChunkSource | null
+}
 
 /** The operations a gateway asks of an upstream, each in the upstream's own protocol. */
 export type UpstreamOperation =
@@ -61,5 +80,24 @@ export interface UpstreamProvider {
    * gateway picks another upstream of the group, or answers 503 (529 to Anthropic clients).
    */
   readonly maxConcurrent?: number | undefined
+  /**
+   * The provider interface it implements (`upstreamSpecificationVersion`); absent counts as 1.
+   * The gateway refuses a provider of a version it does not know.
+   */
+  readonly specificationVersion?: number | undefined
   send(call: UpstreamCall): Promise<Response>
+  /**
+   * For an upstream whose stream is not server-sent events (a binary event stream, JSON lines):
+   * turns a 2xx answer to a stream call into the SSE bytes of its family's protocol, which the
+   * gateway then reads as it reads any upstream's stream. It checks the answer's content type
+   * itself, and may throw a `GatewayError` for an answer it cannot read. Absent: the answer must
+   * be `text/event-stream`.
+   */
+  readStream?(answer: UpstreamStreamAnswer): ChunkSource
+  /**
+   * Maps the upstream's own error body (parsed JSON, or the text when it is not JSON; already
+   * scrubbed of secrets) to its family's error shape, so that a same-protocol client gets an
+   * error it can parse. Absent: the body is taken as already in the family's shape.
+   */
+  normaliseError?(body: unknown, status: number): unknown
 }

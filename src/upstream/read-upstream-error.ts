@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import { isJsonObject, parseJson } from '../internal/json'
-import type { ProtocolName } from '../protocols/protocol-name'
 import { discard, readUpstreamText } from './read-upstream-answer'
+import type { UpstreamProvider } from './provider'
 import type { SecretScrubber } from './secret-scrubber'
 import type { UpstreamAnswer } from './upstream-answer'
 
@@ -20,11 +20,14 @@ const maxErrorBodyBytes = 256 * 1024
  * credentials were refused, which the caller can neither fix nor should mistake for a problem with
  * their key, so it becomes 502; so does a redirect, which is never followed (it would carry the
  * upstream key elsewhere); Anthropic's 529 stays 529 and is marked `overloaded`. The body is
- * scrubbed of the upstream's secrets first (some servers quote the key they refused).
+ * scrubbed of the upstream's secrets first (some servers quote the key they refused), then mapped
+ * to the family's error shape by the provider's `normaliseError` when it has one (an upstream
+ * whose errors are `{message}` would otherwise reach a same-protocol client in a shape its SDK
+ * cannot read).
  */
 export async function readUpstreamError(
   response: UpstreamAnswer,
-  protocol: ProtocolName,
+  provider: Pick<UpstreamProvider, 'protocol' | 'normaliseError'>,
   scrub: SecretScrubber,
 ): Promise<GatewayError> {
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
@@ -44,13 +47,14 @@ export async function readUpstreamError(
     // An unreadable error body still leaves the status to report.
   }
   const parsed = parseJson(text)
-  const body = parsed.ok ? parsed.value : text === '' ? undefined : text
+  const read = parsed.ok ? parsed.value : text === '' ? undefined : text
+  const body = normalised(provider, read, response.status)
   const headers: Record<string, string> = {}
   for (const name of relayedErrorHeaders) {
     const value = response.headers.get(name)
     if (value !== null) headers[name] = value
   }
-  const upstream = { status: response.status, body, protocol }
+  const upstream = { status: response.status, body, protocol: provider.protocol }
   const message = upstreamMessage(body) ?? `The upstream answered HTTP ${response.status}.`
   if (response.status === 401 || response.status === 403) {
     return new GatewayError(
@@ -73,4 +77,18 @@ function upstreamMessage(body: unknown): string | undefined {
   if (typeof error === 'string') return error
   if (typeof body['message'] === 'string') return body['message']
   return undefined
+}
+
+/** The body in the family's shape; a normaliser that throws leaves none (the gateway's own error). */
+function normalised(
+  provider: Pick<UpstreamProvider, 'normaliseError'>,
+  body: unknown,
+  status: number,
+): unknown {
+  if (provider.normaliseError === undefined) return body
+  try {
+    return provider.normaliseError(body, status)
+  } catch {
+    return undefined
+  }
 }

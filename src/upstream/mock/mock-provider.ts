@@ -1,10 +1,10 @@
-import type { ProtocolName } from '../protocols/protocol-name'
-import { answerAnthropicCountTokens, answerAnthropicMessages } from './mock/anthropic-mock'
-import { answerGeminiCountTokens, answerGeminiGenerate } from './mock/gemini-mock'
-import { answerOpenAIChat } from './mock/openai-mock'
-import { answerResponses } from './mock/responses-mock'
-import { answerGeminiEmbed, answerOpenAIEmbeddings } from './mock/embedding-mock'
-import type { UpstreamCall, UpstreamProvider } from './provider'
+import type { ProtocolName } from '../../protocols/protocol-name'
+import { answerAnthropicCountTokens, answerAnthropicMessages } from './anthropic-mock'
+import { answerGeminiCountTokens, answerGeminiGenerate } from './gemini-mock'
+import { answerOpenAIChat } from './openai-mock'
+import { answerResponses } from './responses-mock'
+import { answerGeminiEmbed, answerOpenAIEmbeddings } from './embedding-mock'
+import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from '../provider'
 
 /** Settings of the built-in mock upstream. */
 export type MockProviderOptions = {
@@ -31,6 +31,7 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
   return {
     id: options.id,
     protocol: options.protocol,
+    specificationVersion: upstreamSpecificationVersion,
     weight: options.weight,
     maxConcurrent: options.maxConcurrent,
     async send(call: UpstreamCall) {
