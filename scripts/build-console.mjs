@@ -1,7 +1,8 @@
 // Bundles the console's page (src/console/ui: Preact + htm, hand-drawn SVG charts) with esbuild and
 // writes it into src/console/generated/ui-assets.ts as string constants, which tsup then builds
 // into model-gateway/console: the console reads no file at run time, and users have no build step.
-// Run by `npm run build`, `prepare` and `prepack`, and by the test setup when the page changed.
+// Run by `npm run build`, `prepare` (so `npm start` works right after `npm install`) and `prepack`,
+// and by scripts/ensure-build.mjs (the test setup, the typecheck) when the page changed.
 //
 //   node scripts/build-console.mjs
 import { createHash } from 'node:crypto'

@@ -1,7 +1,7 @@
 // Installs the browser the console's tests drive: Debian's `chromium-headless-shell`, through
 // playwright-core's `executablePath` (Playwright's own browser download cannot reach its CDN
-// here). Run by `prepare`, beside install-test-runtimes.mjs, so a contributor's `npm install` and
-// CI's `npm ci` set it up; users who install model-gateway from the registry never run it.
+// here). Run by scripts/setup-tests.mjs, beside install-test-runtimes.mjs, from the test run's
+// global setup and from CI; users who install model-gateway from the registry never run it.
 //
 // It runs apt-get only when the browser is missing, on Linux, as root, with apt-get present.
 // Anywhere else it says what to install and leaves it to you (the browser tests then fail with

@@ -1,6 +1,7 @@
 // Installs the runtimes that the example tests start (Bun, Deno, workerd through miniflare,
-// Node 24) into test/runtimes. Run by `prepare`, so a contributor's `npm install` / `npm ci`
-// sets everything up, while users who install model-gateway from the registry never run it.
+// Node 24) into test/runtimes. Run by scripts/setup-tests.mjs, which the test run's global setup
+// and CI call: `npm install` stays fast for those who only want `npm start`, and users who install
+// model-gateway from the registry never run it.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'

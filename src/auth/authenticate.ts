@@ -29,6 +29,10 @@ export function authenticate(
 
 function admitRecord(record: KeyRecord | undefined, now: () => number): KeyRecord {
   if (record === undefined) throw new GatewayError('authentication', 'Invalid API key.')
+  // A revoked key is told so: "disabled" sent its holder looking for a switch to turn it back on.
+  if (record.revokedAt !== undefined) {
+    throw new GatewayError('authentication', 'This API key has been revoked.')
+  }
   if (record.disabled === true)
     throw new GatewayError('authentication', 'This API key is disabled.')
   if (record.expiresAt !== undefined && record.expiresAt.getTime() <= now()) {

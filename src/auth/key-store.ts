@@ -43,6 +43,8 @@ export type KeyRecord = {
   priceMultiplier?: number | undefined
   /** A disabled key is refused with 401. */
   disabled?: boolean | undefined
+  /** When the key was revoked (database and console keys): refused with 401, told it was revoked. */
+  revokedAt?: Date | undefined
   /** After this instant the key is refused with 401. */
   expiresAt?: Date | undefined
 }

@@ -72,6 +72,7 @@ export function toKeyRecord(key: StoredKey): KeyRecord {
     budget: key.budget.length === 0 ? undefined : key.budget,
     priceMultiplier: key.priceMultiplier,
     disabled: key.revokedAt !== undefined,
+    revokedAt: key.revokedAt,
     expiresAt: key.expiresAt,
   }
 }

@@ -3,7 +3,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 
 /**
  * The Chromium the console's browser tests drive: `CHROMIUM_PATH`, else Debian's
- * `chromium-headless-shell` (installed by `scripts/install-test-browser.mjs` from `prepare`).
+ * `chromium-headless-shell` (installed by `scripts/install-test-browser.mjs` from the test setup).
  * Playwright's own browser download is never used. Throws, rather than skipping, when it is
  * missing: these tests exist to prove the console works in a real browser.
  */

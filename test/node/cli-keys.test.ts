@@ -152,6 +152,13 @@ describe('model-gateway keys', { timeout: 60_000 }, () => {
     )
     expect(unknownGroup.code).toBe(2)
     expect(unknownGroup.stderr).toContain('unknown group "nope"')
+    // Without a config the names cannot be checked: the key is created, with a warning.
+    const unchecked = await runCli(['keys', 'create', ...db, '--groups', 'nope', '--json'])
+    expect(unchecked.code).toBe(0)
+    expect(JSON.parse(unchecked.stdout)).toMatchObject({ groups: ['nope'] })
+    expect(unchecked.stderr).toContain(
+      'model-gateway: warning: the group names ("nope") are not checked without --config',
+    )
   })
 })
 

@@ -26,7 +26,7 @@ describe('the published package.json (scripts/pack-manifest.mjs, prepack and pos
     execFileSync(process.execPath, [packManifest, 'strip', dir])
     const published = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     const { scripts, ...rest } = JSON.parse(original)
-    expect(scripts.prepare).toContain('install-test-runtimes')
+    expect(scripts.prepare).toContain('build-console')
     expect(published).toEqual(rest)
     // A pack stopped before postpack: the next strip keeps the first saved copy.
     execFileSync(process.execPath, [packManifest, 'strip', dir])

@@ -197,6 +197,13 @@ function readChanges(
       throw new UsageError(
         `unknown group ${unknown.map((g) => `"${g}"`).join(', ')} (not in the config)`,
       )
+    // Without a config there is nothing to check the names against, and a misspelt group is
+    // silent until the key gets 404 for every model: say so (on stderr, so --json stays JSON).
+    if (database.groupIds === undefined && groups.length > 0) {
+      console.error(
+        `model-gateway: warning: the group names (${groups.map((g) => `"${g}"`).join(', ')}) are not checked without --config; a key whose groups are not in the gateway's config gets 404 for every model. Pass --config <file> to check them.`,
+      )
+    }
     changes.groups = groups
   }
   const quota = readCount(values['quota-tokens'], '--quota-tokens', clearable)

@@ -16,14 +16,15 @@ export function planMetrics(config: { metrics?: unknown }): PrometheusMetrics | 
 
 /**
  * The routes the CLI serves beside the API, from the gateway's validated config: the console,
- * `metrics` (the Prometheus text behind its bearer token) and `probes` (liveness, and readiness
- * asking the database and Redis the config's `state` connected). One mounted handler for all, or
- * `undefined` when there is none.
+ * `metrics` (the Prometheus text behind its bearer token), `probes` (liveness, and readiness
+ * asking the database and Redis the config's `state` connected) and `home` (`GET /`, what this
+ * address is). One mounted handler for all, or `undefined` when there is none.
  */
 export function mountRoutes(
   gateway: GatewayHandler & { state: ConnectedState },
   consoleHandler: MountedHandler | undefined,
   metrics: PrometheusMetrics | undefined,
+  home?: MountedHandler,
 ): MountedHandler | undefined {
   const inspection = coreOf(gateway)?.inspect()
   const mounted: MountedHandler[] = []
@@ -37,6 +38,8 @@ export function mountRoutes(
   if (probes !== undefined && (probes.liveness !== undefined || probes.readiness !== undefined)) {
     mounted.push(createProbes({ ...probes, checks: gateway.state.checks }))
   }
+  // Last, so that a probe or metrics path configured at `/` keeps it.
+  if (home !== undefined) mounted.push(home)
   if (mounted.length <= 1) return mounted[0]
   const route = (request: Request, context?: object) => {
     const path = new URL(request.url).pathname

@@ -20,6 +20,7 @@ import { readConfigFile } from './read-config-file'
 import { buildConsole, consoleParts, planConsole, type ConsolePlan } from './cli-console'
 import type { ConsoleHandler } from '../../console/create-console'
 import { mountRoutes, planMetrics, routePaths } from './cli-routes'
+import { createHome } from './cli-home'
 
 /** The database commands, by name. */
 const commands = new Map([
@@ -102,7 +103,12 @@ async function serve(argv: readonly string[]): Promise<number> {
       { migrate: !args.noMigrate },
     )
     if (consolePlan !== undefined) consoleHandler = buildConsole(gateway, consolePlan)
-    routes = mountRoutes(gateway, consoleHandler, metrics)
+    routes = mountRoutes(
+      gateway,
+      consoleHandler,
+      metrics,
+      createHome(packageVersion(), consoleHandler?.path),
+    )
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       console.error(`model-gateway: ${path}\n${error.message}`)
@@ -124,11 +130,16 @@ async function serve(argv: readonly string[]): Promise<number> {
   })
   for (const line of summary.lines) console.log(line)
   for (const warning of summary.warnings) console.error(`model-gateway: ${warning}`)
-  const served = await serveGateway(gateway, {
-    port: args.port,
-    host: args.host,
-    console: routes,
-  })
+  let served: Awaited<ReturnType<typeof serveGateway>>
+  try {
+    served = await serveGateway(gateway, { port: args.port, host: args.host, console: routes })
+  } catch (error) {
+    // A busy or forbidden port is the likeliest start failure: one line saying what to change,
+    // not the listen error's stack.
+    console.error(`model-gateway: ${listenFailure(error, args.host, args.port)}`)
+    await gateway.close()
+    return 1
+  }
   let stopping = false
   const stop = (signal: string) => {
     // A second signal means "now": exit without waiting for the drain.
@@ -167,6 +178,22 @@ async function serve(argv: readonly string[]): Promise<number> {
   }
   if (args.printDemo) console.log(demoBanner(config, served.url, consolePlan?.demoToken))
   return -1
+}
+
+/** One line for a failed listen: the address, why, and the flag that changes it. */
+function listenFailure(error: unknown, host: string, port: number): string {
+  const code = (error as { code?: unknown } | null)?.code
+  const where = `${host}:${port}`
+  if (code === 'EADDRINUSE') {
+    return `port ${port} is already in use on ${host}; choose another with --port <n> (npm start -- --port <n>).`
+  }
+  if (code === 'EACCES') {
+    return `no permission to listen on ${where}; choose a port above 1023 with --port <n>.`
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return `cannot listen on ${where}: this machine has no address ${host}; choose another with --host.`
+  }
+  return `cannot listen on ${where}: ${(error as Error).message}`
 }
 
 /** A bad command line: our own `UsageError`, or one `node:util`'s `parseArgs` threw. */

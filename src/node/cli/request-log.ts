@@ -6,7 +6,8 @@ import type { BudgetAlert } from '../../usage/budget-alert'
 
 /**
  * One log line per completed request. It is built only from the event, which carries the masked
- * key (`sk-…abcd`) and never the full one. Every field goes through `logField`, since most of them
+ * key (`sk-…abcd`, or `sk-mg-<id>-…` for a database key, as `keys list` shows it) and never the
+ * full one. Every field goes through `logField`, since most of them
  * come from the client (model, path, method, the key's last characters, error messages that quote
  * them): a value with a line break, a space or an ANSI escape is quoted and escaped, so it cannot
  * forge a line or a field.
