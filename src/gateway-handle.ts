@@ -1,6 +1,6 @@
 import { authenticate } from './auth/authenticate'
 import { readCredential } from './auth/credentials'
-import { maskKey } from './auth/mask-key'
+import { maskKey, maskUnverifiedKey } from './auth/mask-key'
 import type { ValidGatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import type { GatewayParts } from './gateway-assemble'
@@ -193,9 +193,11 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
         scope.pathId = match.id
       }
       const secret = readCredential(request.headers, url)
-      scope.event.key = maskKey(secret)
+      // The id a database key's text names is shown only once the store knows the key.
+      scope.event.key = maskUnverifiedKey(secret)
       const found = authenticate(secret, parts.keyStoreReady() ?? (await runtime.keyStore()), now)
       const authed = authenticated(scope, found instanceof Promise ? await found : found)
+      scope.event.key = maskKey(secret)
       response = await route.handler(runtime, authed)
     } catch (thrown) {
       // A client that left may surface as any failure (a body read cut short): it is an abort.

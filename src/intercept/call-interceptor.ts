@@ -37,7 +37,11 @@ export type InterceptedCall = {
    * planned from it after `before`.
    */
   readonly body: unknown
-  /** The client's request headers (`cache-control`, `anthropic-version`, `anthropic-beta`…). */
+  /**
+   * The client's request headers (`cache-control`, `anthropic-version`, `anthropic-beta`…), less
+   * those that carry its credential (`authorization`, `x-api-key`, `x-goog-api-key`,
+   * `proxy-authorization`, `cookie`): they read as absent. `key` names the caller.
+   */
   readonly headers: RequestHeaders
 }
 

@@ -1,5 +1,6 @@
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import type { AnswerStream, GatewayAnswer } from '../http/gateway-answer'
+import type { RequestHeaders } from '../http/gateway-request'
 import type { CallInterceptor, InterceptedCall, SettledCall } from '../intercept/call-interceptor'
 import type { InterceptorChain } from '../intercept/interceptor-chain'
 import type { ProtocolName } from '../protocols/protocol-name'
@@ -61,7 +62,7 @@ async function runChain<F extends CallFacts, T>(
     upstreamModel: facts.route.model.upstreamModel,
     stream: facts.stream,
     body: facts.body,
-    headers: scope.request.headers,
+    headers: withoutCredentials(scope.request.headers),
   }
   const { interceptors } = chain
   // The interceptors that see the call settle: those before the one that answered, and it.
@@ -93,10 +94,14 @@ async function runChain<F extends CallFacts, T>(
     const interceptor = interceptors[reached++]!
     if (interceptor.before === undefined) continue
     const early = interceptor.before(call)
-    const answer = early instanceof Promise ? await early : early
+    let answer = early instanceof Promise ? await early : early
     if (answer === undefined) continue
     answeredBy = interceptor.name
     scope.event.interceptedBy = interceptor.name
+    // The gateway adds this request's own headers (request id, CORS) and wraps the body: a copy,
+    // so that an interceptor that hands out one remembered answer never carries one client's
+    // headers to another.
+    answer = { status: answer.status, headers: new Map(answer.headers), body: answer.body }
     if (typeof answer.body === 'string') body = answer.body
     else if (answer.body !== null) {
       // Its event waits for its end, as an upstream stream's does: its outcome is known then,
@@ -191,5 +196,25 @@ function watchStream(
       stream.cancel()
       finish('aborted')
     },
+  }
+}
+
+/**
+ * Headers that carry the client's own credential: the gateway key the client authenticated with
+ * (the interceptor has the key's record, never the secret), or a browser's cookie.
+ */
+const credentialHeaders = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'cookie',
+])
+
+/** The client's headers as an interceptor sees them: every one but those with its credential. */
+function withoutCredentials(headers: RequestHeaders): RequestHeaders {
+  return {
+    get: (name) => (credentialHeaders.has(name.toLowerCase()) ? null : headers.get(name)),
+    has: (name) => !credentialHeaders.has(name.toLowerCase()) && headers.has(name),
   }
 }

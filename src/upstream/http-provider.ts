@@ -90,8 +90,16 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     wire.defaults?.(headers)
     if (call.stream) headers['accept'] = 'text/event-stream'
     const request = { url: `${base}${wire.path(call)}`, method: 'POST', headers, body: call.body }
-    return adjust === undefined ? request : adjust(request, call)
+    if (!custom) return request
+    return lowerCased(adjust === undefined ? request : adjust(request, call))
   }
+  // A kind's own wire, prepare or sign hook may name a header in any case; the direct Node path
+  // sends the record as it is, so `Host` beside `host` would go out twice, and fetch would join
+  // `Content-Type` and `content-type` into one value: one spelling, on both transports. The
+  // built-in wires write lower case, so their calls skip the copy.
+  const custom = options.wire !== undefined || adjust !== undefined || sign !== undefined
+  const signed = async (call: UpstreamCall): Promise<PreparedRequest> =>
+    sign === undefined ? prepare(call) : lowerCased(await sign(prepare(call), call))
 
   const provider: UpstreamProvider = {
     id: options.id,
@@ -102,8 +110,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     credentials: pool?.map((key) => maskKey(key) ?? 'sk-…'),
     maxConcurrent: options.maxConcurrent,
     async send(call: UpstreamCall) {
-      const prepared = prepare(call)
-      const request = sign === undefined ? prepared : await sign(prepared, call)
+      const request = await signed(call)
       return doFetch(request.url, {
         method: request.method,
         headers: request.headers,
@@ -129,11 +136,22 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     })
   return Object.assign(provider, {
     [upstreamAnswerKey]: (call: UpstreamCall, signal: CallSignal) => {
-      const prepared = prepare(call)
-      if (sign === undefined) return sendDirect(prepared, signal)
-      return Promise.resolve(sign(prepared, call)).then((signed) => sendDirect(signed, signal))
+      if (sign === undefined) return sendDirect(prepare(call), signal)
+      return signed(call).then((request) => sendDirect(request, signal))
     },
   })
+}
+
+/**
+ * The request with every header name in lower case, in a fresh prototype-less record; of two
+ * spellings of one name, the later one set wins (a signer's over the gateway's).
+ */
+function lowerCased(request: PreparedRequest): PreparedRequest {
+  const headers: Record<string, string> = Object.create(null)
+  for (const [name, value] of Object.entries(request.headers)) {
+    headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
+  }
+  return { ...request, headers }
 }
 
 /** Header names whose values are credentials, whatever they look like. */

@@ -1,4 +1,3 @@
-import type { HeaderRecord } from './call-headers'
 import type { UpstreamCall } from './provider'
 
 /**
@@ -12,7 +11,7 @@ export type HttpWire = {
   /** The header name and value that carry the API key. */
   credentialHeader(apiKey: string): readonly [name: string, value: string]
   /** Sets the headers the family requires when the call carries none (a version header). */
-  defaults?(headers: HeaderRecord): void
+  defaults?(headers: Record<string, string>): void
 }
 
 /** The error for an operation a family's upstream does not serve. */

@@ -269,6 +269,78 @@ describe('settled answers', () => {
     expect(stream!.settled.body).toContain('event: message_stop')
   })
 
+  it("never shows an interceptor the client's credential, and copies an answer it hands out", async () => {
+    const seen: Array<Record<string, string | null | boolean>> = []
+    // One remembered answer handed to every caller, as a naive cache might.
+    const shared = jsonTextAnswer(
+      JSON.stringify({
+        id: 'chatcmpl-shared',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-mock',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'hi', refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
+      }),
+    )
+    gatewayWith([
+      {
+        name: 'peek',
+        before(call) {
+          seen.push({
+            authorization: call.headers.get('Authorization'),
+            apiKey: call.headers.get('x-api-key'),
+            hasAuthorization: call.headers.has('authorization'),
+            cookie: call.headers.get('cookie'),
+            contentType: call.headers.get('content-type'),
+          })
+          return shared
+        },
+      },
+    ])
+    const ask = () =>
+      built.gateway(
+        new Request(`${gatewayUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${keys.main}`,
+            'x-api-key': keys.main,
+            cookie: 'session=secret-cookie',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }),
+        }),
+      )
+    const first = await ask()
+    const second = await ask()
+    expect(first.status).toBe(200)
+    expect(await second.json()).toMatchObject({ id: 'chatcmpl-shared' })
+    expect(seen).toEqual([
+      {
+        authorization: null,
+        apiKey: null,
+        hasAuthorization: false,
+        cookie: null,
+        contentType: 'application/json',
+      },
+      {
+        authorization: null,
+        apiKey: null,
+        hasAuthorization: false,
+        cookie: null,
+        contentType: 'application/json',
+      },
+    ])
+    // Each answer carries its own request id; the remembered answer was never written to.
+    expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'))
+    expect(shared.headers.has('x-request-id')).toBe(false)
+  })
+
   it('records an aborted stream once the client left, with the usage settled then', async () => {
     const seen = recorder()
     gatewayWith([seen])

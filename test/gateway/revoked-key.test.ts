@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryKeyAdmin } from '../../src/console/memory-key-admin'
-import { createGateway, type GatewayHandler } from '../../src/index'
+import { createGateway, type GatewayHandler, type RequestEvent } from '../../src/index'
 
 /**
  * A revoked key is told it was revoked — not "disabled", which sent its holder looking for a
@@ -92,5 +92,31 @@ describe('a revoked key', () => {
     expect(await refused.json()).toEqual(body)
     // The same request with a live key of the same store goes through.
     expect((await gateway(request(activeKey))).status).toBe(200)
+  })
+})
+
+describe('the key a request event names', () => {
+  it("names a database key's id only once the store knows the key, never a forged one's", async () => {
+    const keys = createMemoryKeyAdmin()
+    const events: RequestEvent[] = []
+    const named = createGateway({
+      groups: [
+        { id: 'oa', protocol: 'openai', models: ['demo-echo'], upstreams: [{ provider: 'mock' }] },
+      ],
+      keyStore: keys,
+      onEvent: (event) => void events.push(event),
+    })
+    const real = (await keys.create({ name: 'real' })).key
+    const publicId = real.slice(6, 18)
+    // The real key's id with a secret of the right shape that its holder never had.
+    const forged = `${real.slice(0, 19)}${'Z'.repeat(44)}f0rg`
+    for (const key of [forged, real]) {
+      await named(protocols[0]![1](key))
+    }
+    await expect.poll(() => events.length).toBe(2)
+    expect(events.map((event) => [event.status, event.key])).toEqual([
+      [401, 'sk-…f0rg'],
+      [200, `sk-mg-${publicId}-…`],
+    ])
   })
 })

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { repoRoot } from '../helpers/spawn-runtime'
 import { runCli, serveCli, type ServedCli } from '../helpers/cli'
+import { createHome } from '../../src/node/cli/cli-home'
 
 const demoConfig = join(repoRoot, 'examples/gateway.config.json')
 const env = { CONSOLE_ADMIN_TOKEN: 'console-admin-token-for-the-start-test' }
@@ -77,5 +78,22 @@ describe('the CLI on a port held by another program', () => {
     } finally {
       blocker.close()
     }
+  })
+})
+
+describe('GET / under a basePath', () => {
+  it('names the API bases under the path the gateway serves them on', async () => {
+    const home = createHome('1.2.3', undefined, '/llm')
+    const response = await home(new Request('http://127.0.0.1:9/'))
+    expect(await response.json()).toEqual({
+      name: 'model-gateway',
+      version: '1.2.3',
+      api: {
+        openai: 'http://127.0.0.1:9/llm/v1',
+        anthropic: 'http://127.0.0.1:9/llm',
+        gemini: 'http://127.0.0.1:9/llm/v1beta',
+      },
+      console: null,
+    })
   })
 })

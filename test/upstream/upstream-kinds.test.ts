@@ -288,4 +288,36 @@ describe('a prepared request', () => {
       body: '{"model":"m"}',
     })
   })
+
+  it("sends a signer's mixed-case header names once, in lower case, on both transports", async () => {
+    const mixedSign = async (request: PreparedRequest) => {
+      request.headers['Content-Type'] = 'application/json; charset=utf-8'
+      request.headers['X-Amz-Date'] = '20261128T101500Z'
+      return request
+    }
+    const sent: Array<Record<string, string>> = []
+    const fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push({ ...(init!.headers as Record<string, string>) })
+      return Response.json({})
+    }) as typeof globalThis.fetch
+    await createHttpProvider({ ...options, sign: mixedSign, fetch }).send(call())
+    const direct = Object.assign(fetch, {
+      [upstreamAnswerKey]: async (_url: string, init: PreparedRequest): Promise<UpstreamAnswer> => {
+        sent.push({ ...init.headers })
+        return { status: 200, ok: true, headers: new Headers(), body: null }
+      },
+    })
+    await sendUpstream(
+      createHttpProvider({ ...options, sign: mixedSign, fetch: direct }),
+      call(),
+      createLightAbort().signal,
+    )
+    expect(sent).toHaveLength(2)
+    expect(sent[1]).toEqual(sent[0])
+    for (const headers of sent) {
+      expect(Object.keys(headers).every((name) => name === name.toLowerCase())).toBe(true)
+      expect(headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(headers['x-amz-date']).toBe('20261128T101500Z')
+    }
+  })
 })

@@ -17,11 +17,17 @@ export type HomeInfo = {
  * address the start output prints. It names no key, token or config path. Other methods and paths
  * go on to the gateway, which answers them as before.
  */
-export function createHome(version: string, consolePath: string | undefined): MountedHandler {
+export function createHome(
+  version: string,
+  consolePath: string | undefined,
+  basePath = '',
+): MountedHandler {
   const home = async (request: Request): Promise<Response> => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return Response.json(
-        { error: { message: `${request.method} / is not served: the API is under /v1.` } },
+        {
+          error: { message: `${request.method} / is not served: the API is under ${basePath}/v1.` },
+        },
         { status: 405, headers: { allow: 'GET, HEAD' } },
       )
     }
@@ -29,7 +35,12 @@ export function createHome(version: string, consolePath: string | undefined): Mo
     const info: HomeInfo = {
       name: 'model-gateway',
       version,
-      api: { openai: `${origin}/v1`, anthropic: origin, gemini: `${origin}/v1beta` },
+      // Under the config's `basePath`, where the gateway serves its routes.
+      api: {
+        openai: `${origin}${basePath}/v1`,
+        anthropic: `${origin}${basePath}`,
+        gemini: `${origin}${basePath}/v1beta`,
+      },
       console: consolePath === undefined ? null : `${origin}${consolePath}/`,
     }
     const html = prefersHtml(request.headers.get('accept'))

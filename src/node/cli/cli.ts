@@ -107,7 +107,11 @@ async function serve(argv: readonly string[]): Promise<number> {
       gateway,
       consoleHandler,
       metrics,
-      createHome(packageVersion(), consoleHandler?.path),
+      createHome(
+        packageVersion(),
+        consoleHandler?.path,
+        (config as { basePath?: unknown }).basePath as string | undefined,
+      ),
     )
   } catch (error) {
     if (error instanceof GatewayConfigError) {
