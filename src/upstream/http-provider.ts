@@ -43,8 +43,13 @@ export type HttpProviderOptions = {
   readStream?: UpstreamProvider['readStream']
   /** Maps the upstream's error bodies to its family's shape (see `UpstreamProvider.normaliseError`). */
   normaliseError?: UpstreamProvider['normaliseError']
-  /** Further values no client, log or event may see (a signing secret), besides the keys. */
-  secrets?: readonly string[] | undefined
+  /**
+   * Further values no client, log or event may see (a signing secret), besides the keys. A
+   * function, for credentials that change while the gateway runs (a cloud's short-lived token a
+   * `sign` hook fetches): it is called on error paths only, and should return the same array for
+   * as long as the credentials it lists are the same.
+   */
+  secrets?: readonly string[] | (() => readonly string[]) | undefined
 }
 
 /**
@@ -106,7 +111,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     protocol: options.protocol,
     specificationVersion: upstreamSpecificationVersion,
     weight: options.weight,
-    secrets: configuredSecrets(options),
+    secrets: configuredSecrets(options, undefined),
     credentials: pool?.map((key) => maskKey(key) ?? 'sk-…'),
     maxConcurrent: options.maxConcurrent,
     async send(call: UpstreamCall) {
@@ -123,6 +128,24 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     },
     ...(options.readStream === undefined ? {} : { readStream: options.readStream }),
     ...(options.normaliseError === undefined ? {} : { normaliseError: options.normaliseError }),
+  }
+  const live = options.secrets
+  if (typeof live === 'function') {
+    // Read on each error: a new array from the source (a token refreshed) makes a new list, which
+    // the gateway's scrubber cache sees as new; the same one keeps the list and its scrubber.
+    let source: readonly string[] | undefined
+    let list: readonly string[] = []
+    Object.defineProperty(provider, 'secrets', {
+      enumerable: true,
+      get: () => {
+        const current = live()
+        if (current !== source) {
+          source = current
+          list = configuredSecrets(options, current)
+        }
+        return list
+      },
+    })
   }
   if (direct === undefined) return provider
   // The transport answers without a `Response` (createNodeFetch): the same prepared request,
@@ -164,11 +187,15 @@ const tokenLike = /^[^\s]{16,}$/
  * configured headers that are credentials by name or look like tokens (each part of a
  * `Bearer …` or `name=value; …` value too).
  */
-function configuredSecrets(options: HttpProviderOptions): string[] {
+function configuredSecrets(
+  options: HttpProviderOptions,
+  live: readonly string[] | undefined,
+): string[] {
   const secrets: string[] = []
   if (options.apiKey !== undefined && options.apiKey !== '') secrets.push(options.apiKey)
   for (const key of options.apiKeys ?? []) if (key !== '') secrets.push(key)
-  for (const secret of options.secrets ?? []) if (secret !== '') secrets.push(secret)
+  const declared = typeof options.secrets === 'function' ? live : options.secrets
+  for (const secret of declared ?? []) if (secret !== '') secrets.push(secret)
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (!credentialName.test(name) && !tokenLike.test(value)) continue
     secrets.push(value)

@@ -67,6 +67,8 @@ export interface UpstreamProvider {
    * Values this provider sends upstream that no client, log or event may ever see (API keys,
    * signing tokens). The gateway scrubs them, whole or in part, from upstream error messages and
    * mid-stream errors; the HTTP provider lists its API key and secret-looking configured headers.
+   * It may be a getter, for credentials obtained while the gateway runs (a short-lived token): it
+   * is read on each error, and a new array makes the gateway scrub the new list.
    */
   readonly secrets?: readonly string[] | undefined
   /**

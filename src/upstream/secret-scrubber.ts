@@ -118,19 +118,25 @@ export function secretsOf(groups: readonly { upstreams: readonly HasSecrets[] }[
 }
 
 /**
- * A scrubber per provider, built on first use (error paths only) and kept: the provider's own
- * `secrets` (a custom registry's providers are known only at call time) and the `configured` ones.
+ * A scrubber per provider, built on first use (error paths only) and kept while the provider's
+ * `secrets` stay the same array: its own `secrets` (a custom registry's providers are known only
+ * at call time; a provider whose credentials change while it runs gives a new array then) and the
+ * `configured` ones.
  */
 export function createScrubbers(
   configured: readonly string[],
 ): (provider: HasSecrets) => SecretScrubber {
-  const scrubbers = new WeakMap<HasSecrets, SecretScrubber>()
+  const scrubbers = new WeakMap<
+    HasSecrets,
+    { secrets: readonly string[] | undefined; scrubber: SecretScrubber }
+  >()
   return (provider) => {
-    let scrubber = scrubbers.get(provider)
-    if (scrubber === undefined) {
-      scrubber = createSecretScrubber([...configured, ...(provider.secrets ?? [])])
-      scrubbers.set(provider, scrubber)
+    const secrets = provider.secrets
+    let kept = scrubbers.get(provider)
+    if (kept === undefined || kept.secrets !== secrets) {
+      kept = { secrets, scrubber: createSecretScrubber([...configured, ...(secrets ?? [])]) }
+      scrubbers.set(provider, kept)
     }
-    return scrubber
+    return kept.scrubber
   }
 }
