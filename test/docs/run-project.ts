@@ -44,14 +44,18 @@ export function removeProject(folder: string): void {
 }
 
 /**
- * Runs `node <args>` in `folder` with `PORT` set to a free port, and waits until it prints
+ * Runs `node <args>` in `folder` with `env` and `PORT` set to a free port, and waits until it prints
  * `model-gateway listening on http://127.0.0.1:<port>`.
  */
-export async function startProject(folder: string, args: string[]): Promise<RunningProject> {
+export async function startProject(
+  folder: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RunningProject> {
   const port = await freePort()
   const child = spawn(process.execPath, args, {
     cwd: folder,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
