@@ -16,9 +16,14 @@ import { gunzipSync } from 'node:zlib'
  * ES module and CommonJS builds, and the Node bridge's two, each of which bundles the core), plus
  * the lazily imported OpenTelemetry module twice (11.6 KB each). The next lever is the bridge
  * importing the core from `model-gateway` instead of bundling it (about 1.3 MB unpacked).
+ * The seams of issue 29 took it to 1.21 MB packed and 4.99 MB unpacked: the `model-gateway/extend`
+ * entry (about 100 KB of ES module and CommonJS, 90 KB of declarations; a build of its own so the
+ * core's ES module stays one file), about 30 KB more core source for upstream kinds, interceptors,
+ * open routes and metered subjects (carried four times, as above), and the CHANGELOG. That lever is
+ * still the next one.
  */
-const maxPackedBytes = 1_150_000
-const maxUnpackedBytes = 4_750_000
+const maxPackedBytes = 1_250_000
+const maxUnpackedBytes = 5_150_000
 
 const required = [
   'dist/index.js',
