@@ -94,7 +94,6 @@ function gatewayWith(options: { fetch?: typeof fetch; secret?: string; now?: () 
         upstreams: [
           { provider: 'signed-openai', baseUrl, keyId, secret: options.secret ?? secret },
         ],
-        retry: { attempts: 1 },
       },
     ],
     keys: [{ key }],

@@ -196,7 +196,6 @@ describe("a kind's stream reader", () => {
             protocol: 'openai',
             models: ['m'],
             upstreams: [{ provider: 'framed', baseUrl: 'https://f.test', token: 'framed-token' }],
-            retry: { attempts: 1 },
           },
         ],
       },
