@@ -35,7 +35,7 @@ export function normaliseAzureError(body: unknown): unknown {
 /**
  * The filters a `content_filter_result(s)` object says triggered: the harm categories with their
  * severity (`hate (high)`), the detectors that blocked (`jailbreak`), and each custom blocklist by its
- * id (`blocklist "my-list"`).
+ * id (`blocklist my-list`).
  */
 export function triggeredFilters(verdicts: unknown): string[] {
   if (!isJsonObject(verdicts)) return []
@@ -45,7 +45,7 @@ export function triggeredFilters(verdicts: unknown): string[] {
       // custom_blocklists: [{ filtered, id }]
       for (const entry of verdict) {
         if (isJsonObject(entry) && entry['filtered'] === true)
-          names.push(`blocklist ${JSON.stringify(String(entry['id'] ?? name))}`)
+          names.push(`blocklist ${String(entry['id'] ?? name)}`)
       }
       continue
     }
