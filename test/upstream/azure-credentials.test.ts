@@ -74,13 +74,13 @@ describe('Azure OpenAI credentials and content filters', () => {
       const client = new OpenAI({ apiKey: keys.main, baseURL: `${solo.url}/v1` })
       const failure = await client.chat.completions
         .create({ model: 'solo-mini', messages: [{ role: 'user', content: 'hi' }] })
-        .catch((error: unknown) => error as OpenAI.APIError)
+        .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>)
       expect(failure).toBeInstanceOf(OpenAI.APIError)
-      expect((failure as OpenAI.APIError).status).toBe(502)
-      expect((failure as OpenAI.APIError).message).toMatch(
+      expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(502)
+      expect((failure as InstanceType<typeof OpenAI.APIError>).message).toMatch(
         /Entra ID token endpoint .* could not be reached/,
       )
-      failures.push(JSON.stringify((failure as OpenAI.APIError).error))
+      failures.push(JSON.stringify((failure as InstanceType<typeof OpenAI.APIError>).error))
     } finally {
       await solo.close()
     }
@@ -167,17 +167,21 @@ describe('Azure OpenAI credentials and content filters', () => {
   it('a prompt the content filter blocks is a 400 naming the filters, in every protocol', async () => {
     const openaiError = await openai.chat.completions
       .create({ model: 'mini', messages: [{ role: 'user', content: 'BLOCKME' }] })
-      .catch((error: unknown) => error as OpenAI.APIError)
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>)
     expect(openaiError).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((openaiError as OpenAI.APIError).code).toBe('content_filter')
-    expect((openaiError as OpenAI.APIError).message).toContain('violence (high)')
+    expect((openaiError as InstanceType<typeof OpenAI.APIError>).code).toBe('content_filter')
+    expect((openaiError as InstanceType<typeof OpenAI.APIError>).message).toContain(
+      'violence (high)',
+    )
     const anthropic = new Anthropic({ apiKey: keys.main, baseURL: azure.url })
     const anthropicError = await anthropic.messages
       .create({ model: 'mini', max_tokens: 50, messages: [{ role: 'user', content: 'BLOCKME' }] })
-      .catch((error: unknown) => error as Anthropic.APIError)
+      .catch((error: unknown) => error as InstanceType<typeof Anthropic.APIError>)
     expect(anthropicError).toBeInstanceOf(Anthropic.BadRequestError)
     expect((anthropicError as any).error.error.type).toBe('invalid_request_error')
-    expect((anthropicError as Anthropic.APIError).message).toContain('blocklist raiBlocklistName')
+    expect((anthropicError as InstanceType<typeof Anthropic.APIError>).message).toContain(
+      'blocklist raiBlocklistName',
+    )
     const genai = new GoogleGenAI({ apiKey: keys.main, httpOptions: { baseUrl: azure.url } })
     const geminiError = await genai.models
       .generateContent({ model: 'mini', contents: 'BLOCKME' })
@@ -186,9 +190,11 @@ describe('Azure OpenAI credentials and content filters', () => {
     expect((geminiError as Error).message).toContain('content filter blocked the prompt')
     const responsesError = await openai.responses
       .create({ model: 'resp-mini', input: 'BLOCKME' })
-      .catch((error: unknown) => error as OpenAI.APIError)
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>)
     expect(responsesError).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((responsesError as OpenAI.APIError).message).toContain('violence (high)')
+    expect((responsesError as InstanceType<typeof OpenAI.APIError>).message).toContain(
+      'violence (high)',
+    )
   })
 
   it("a completion cut by the filter is each protocol's refusal", async () => {
@@ -237,6 +243,12 @@ describe('Azure entries that cannot authenticate', () => {
     const error = configError(group({ provider: 'azure', baseUrl: 'https://r.openai.azure.com' }))
     expect(error.issues[0]!.path).toBe('groups[0].upstreams[0].apiKey')
     expect(error.issues[0]!.message).toMatch(/"apiKey", "apiKeys", "entra" or "tokenProvider"/)
+  })
+  it('an empty key is refused, not sent', () => {
+    const error = configError(
+      group({ provider: 'azure', baseUrl: 'https://r.openai.azure.com', apiKey: '' }),
+    )
+    expect(error.issues[0]!.path).toBe('groups[0].upstreams[0].apiKey')
   })
   it('two credentials are refused', () => {
     const error = configError(

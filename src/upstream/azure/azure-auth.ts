@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors'
+import { stringOf } from '../../internal/json'
 import {
   createCredentialCache,
   type CredentialCache,
@@ -52,17 +53,19 @@ export type AzureAuth =
  * @throws UpstreamEntryError when the entry gives no credential and the runtime has no chain
  */
 export function azureAuth(settings: AzureAuthSettings, context: UpstreamKindContext): AzureAuth {
+  if (settings.apiKey === '')
+    throw new UpstreamEntryError('the Azure key is empty (an unset variable?)', 'apiKey')
   if (settings.apiKey !== undefined || settings.apiKeys !== undefined) return { kind: 'key' }
   const cache = tokenCache(settings, context)
+  let listed: { token: string | undefined; list: readonly string[] } = {
+    token: undefined,
+    list: [settings.entra?.clientSecret].filter(isSecret),
+  }
   const secrets = (): readonly string[] => {
     const token = cache.peek()
     if (token === listed.token) return listed.list
     listed = { token, list: [settings.entra?.clientSecret, token].filter(isSecret) }
     return listed.list
-  }
-  let listed: { token: string | undefined; list: readonly string[] } = {
-    token: undefined,
-    list: [settings.entra?.clientSecret].filter(isSecret),
   }
   return {
     kind: 'token',
@@ -175,7 +178,7 @@ async function authFailure<T>(id: string, source: string, fetch: () => T | Promi
     return await fetch()
   } catch (error) {
     if (GatewayError.isInstance(error)) throw error
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = error instanceof Error ? error.message : stringOf(error)
     throw new GatewayError(
       'upstream_error',
       `The Azure upstream ${id} got no Entra token from ${source}: ${reason}`,

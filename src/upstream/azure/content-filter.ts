@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../internal/json'
+import { isJsonObject, stringOf } from '../../internal/json'
 
 /**
  * Azure's error bodies, made clear to every client: a prompt its content filter blocked (400,
@@ -45,7 +45,7 @@ export function triggeredFilters(verdicts: unknown): string[] {
       // custom_blocklists: [{ filtered, id }]
       for (const entry of verdict) {
         if (isJsonObject(entry) && entry['filtered'] === true)
-          names.push(`blocklist ${String(entry['id'] ?? name)}`)
+          names.push(`blocklist ${stringOf(entry['id'] ?? name)}`)
       }
       continue
     }
