@@ -40,6 +40,35 @@ describe('Azure OpenAI credentials and content filters', () => {
     expect(azure.entra.fetches).toBe(before + 1)
   })
 
+  it("a token reaching its refresh margin on the gateway's clock is fetched again once", async () => {
+    let clock = Date.now()
+    const timed = await startAzureGateway({ now: () => clock })
+    try {
+      const call = () =>
+        fetch(`${timed.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.main}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mini', messages: [{ role: 'user', content: 'hi' }] }),
+        }).then(async (answer) => [answer.status, await answer.text()] as const)
+      expect(
+        (await Promise.all(Array.from({ length: 20 }, call))).every(([status]) => status === 200),
+      ).toBe(true)
+      expect(timed.entra.fetches).toBe(1)
+      clock += 54 * 60_000 // 54 minutes: the 3599 s token is 5 minutes from its end
+      expect(
+        (await Promise.all(Array.from({ length: 20 }, call))).every(([status]) => status === 200),
+      ).toBe(true)
+      expect(timed.entra.fetches).toBe(1)
+      clock += 2 * 60_000 // inside the margin: one refresh for the burst
+      expect(
+        (await Promise.all(Array.from({ length: 20 }, call))).every(([status]) => status === 200),
+      ).toBe(true)
+      expect(timed.entra.fetches).toBe(2)
+    } finally {
+      await timed.close()
+    }
+  })
+
   it('fails over to the second resource when the first has no token, sending it nothing', async () => {
     const before = azure.resourceA.calls.length
     const answer = await chat('pair-mini')
