@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAwsAuth } from '../../../src/upstream/aws/aws-auth'
+import { assumeRoleWithWebIdentity } from '../../../src/upstream/aws/sts'
+import { elementText } from '../../../src/upstream/aws/sts-xml'
+import type { PreparedRequest } from '../../../src/upstream/prepared-request'
+import type { UpstreamCall } from '../../../src/upstream/provider'
+import { startStsFake } from './credential-fakes'
+import { verifySigV4 } from './sigv4-verifier'
+
+const region = 'eu-central-1'
+const roleArn = 'arn:aws:iam::123456789012:role/bedrock-caller'
+const caller = { accessKeyId: 'AKIDCALLER', secretAccessKey: 'caller/secret+key' }
+const call = {} as UpstreamCall
+const request = (): PreparedRequest => ({
+  url: 'https://bedrock-runtime.eu-central-1.amazonaws.com/model/m/converse',
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+})
+
+describe('roleArn: STS AssumeRole', () => {
+  let sts: Awaited<ReturnType<typeof startStsFake>>
+  beforeAll(async () => {
+    sts = await startStsFake({
+      region,
+      callers: { AKIDCALLER: caller.secretAccessKey },
+      roleArn,
+      webIdentityToken: 'eyJ.web.identity',
+    })
+  })
+  afterAll(() => sts.close())
+
+  it("assumes the role with the entry's keys (signed for sts), once for a burst, and signs with the role's", async () => {
+    const auth = createAwsAuth(
+      { region, ...caller, roleArn },
+      { now: Date.now, env: { AWS_ENDPOINT_URL_STS: sts.url } },
+    )
+    const signed = await Promise.all(Array.from({ length: 200 }, () => auth.sign(request(), call)))
+    expect(sts.issued).toBe(1)
+    const params = sts.calls.at(-1)!
+    expect(Object.fromEntries(params)).toEqual({
+      Action: 'AssumeRole',
+      Version: '2011-06-15',
+      RoleArn: roleArn,
+      RoleSessionName: 'model-gateway',
+      DurationSeconds: '3600',
+    })
+    const one = signed[0]!
+    expect(one.headers['x-amz-security-token']).toBe('role-session-token-1')
+    const verdict = verifySigV4(
+      {
+        method: 'POST',
+        target: '/model/m/converse',
+        headers: { ...one.headers, host: 'bedrock-runtime.eu-central-1.amazonaws.com' },
+        body: '{}',
+      },
+      {
+        region,
+        service: 'bedrock',
+        secrets: { ASIAROLE1: 'role/secret+1&x' },
+        tokens: { ASIAROLE1: 'role-session-token-1' },
+      },
+    )
+    expect(verdict.ok).toBe(true)
+    // Both the role's session and the keys that assumed it are scrubbed.
+    expect(auth.secrets()).toEqual(
+      expect.arrayContaining(['role/secret+1&x', 'role-session-token-1', caller.secretAccessKey]),
+    )
+    expect(auth.renewal).toBeDefined()
+  })
+
+  it('reports STS refusing, with its code and without a secret', async () => {
+    const auth = createAwsAuth(
+      { region, accessKeyId: 'AKIDCALLER', secretAccessKey: 'wrong-secret-0123', roleArn },
+      { now: Date.now, env: { AWS_ENDPOINT_URL_STS: `${sts.url}/` } },
+    )
+    const failure = await auth.sign(request(), call).then(
+      () => undefined,
+      (error: Error) => error,
+    )
+    expect(failure?.message).toMatch(/^AWS STS AssumeRole failed: SignatureDoesNotMatch/)
+    expect(failure?.message).not.toContain('wrong-secret-0123')
+  })
+
+  it('AssumeRoleWithWebIdentity is unsigned and carries the token', async () => {
+    const credential = await assumeRoleWithWebIdentity({
+      endpoint: sts.url,
+      roleArn,
+      webIdentityToken: 'eyJ.web.identity',
+    })
+    expect(credential.value.sessionToken).toMatch(/^role-session-token-\d+$/)
+    expect(credential.expiresAt).toBeGreaterThan(Date.now() + 59 * 60_000)
+    const refused = await assumeRoleWithWebIdentity({
+      endpoint: sts.url,
+      roleArn,
+      webIdentityToken: 'eyJ.other',
+    }).catch((error: Error) => error)
+    expect((refused as Error).message).toBe(
+      "AWS STS AssumeRoleWithWebIdentity failed: InvalidIdentityToken: Couldn't retrieve verification key from your identity provider",
+    )
+  })
+})
+
+describe('the STS XML reader', () => {
+  it('reads the first element, decodes entities, and is not fooled by a missing close', () => {
+    expect(elementText('<A><Code>Expired&amp;Token&#x21;</Code></A>', 'Code')).toBe(
+      'Expired&Token!',
+    )
+    expect(elementText('<Code>never closed', 'Code')).toBeUndefined()
+    expect(elementText('<CodeX>no</CodeX>', 'Code')).toBeUndefined()
+    expect(elementText('<Code attr="1">yes</Code>', 'Code')).toBe('yes')
+  })
+})
