@@ -74,7 +74,7 @@ describe('roleArn: STS AssumeRole', () => {
       { region, accessKeyId: 'AKIDCALLER', secretAccessKey: 'wrong-secret-0123', roleArn },
       { now: Date.now, env: { AWS_ENDPOINT_URL_STS: `${sts.url}/` } },
     )
-    const failure = await auth.sign(request(), call).then(
+    const failure = await Promise.resolve(auth.sign(request(), call)).then(
       () => undefined,
       (error: Error) => error,
     )
