@@ -167,8 +167,11 @@ export async function authorizationOf(
   return `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${credential}, SignedHeaders=${signedHeaderList(input.headers)}, Signature=${signature}`
 }
 
-/** Headers a signer replaces: a previous signature must never survive a re-sign. */
-const signatureHeaders = ['authorization', 'x-amz-date', 'x-amz-security-token']
+/**
+ * Headers a signer replaces: a previous signature must never survive a re-sign, and a `host`
+ * header is dropped so that the transport sends the URL's host, the one that was signed.
+ */
+const signatureHeaders = ['authorization', 'x-amz-date', 'x-amz-security-token', 'host']
 
 /**
  * Whether a header of a prepared request is signed: `host`, `content-type` and AWS's own

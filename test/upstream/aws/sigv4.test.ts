@@ -80,6 +80,7 @@ describe('signRequest', () => {
         'x-forwarded-for': '10.0.0.1',
         'anthropic-beta': 'x',
         authorization: 'Bearer stale',
+        host: 'forwarded.example',
         'x-amz-security-token': 'stale-token',
       } as Record<string, string>,
       body: '{"messages":[]}',
@@ -91,6 +92,7 @@ describe('signRequest', () => {
       now: Date.now(),
     })
     expect(request.headers['x-amz-security-token']).toBeUndefined()
+    expect(request.headers.host).toBeUndefined() // the transport sends the URL's host, as signed
     const received = {
       method: 'POST',
       target: new URL(request.url).pathname,
