@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors'
 import type { AwsCredentials } from '../credentials/cloud-credentials'
 import type { CredentialCache } from '../credentials/credential-cache'
 import type { UpstreamKindContext } from '../kind'
@@ -95,7 +96,19 @@ export function createAwsAuth(
   /** The credentials each request was signed with, for `renewal.renew`. */
   const signedWith = new WeakMap<PreparedRequest, AwsCredentials>()
   const sign: SignHook = async (request) => {
-    const credentials = await cache.get()
+    const credentials = await cache.get().catch((error: unknown) => {
+      // The detail (a file, STS's answer naming the account and role) stays in the cause, for
+      // the logs; a client is told only that this upstream's credentials failed (502, so the
+      // call fails over).
+      throw new GatewayError(
+        'upstream_error',
+        'The AWS credentials of this upstream could not be obtained.',
+        {
+          status: 502,
+          cause: error,
+        },
+      )
+    })
     signedWith.set(request, credentials)
     return signRequest(request, {
       credentials,

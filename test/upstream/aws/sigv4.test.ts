@@ -109,6 +109,45 @@ describe('signRequest', () => {
     expect(verifySigV4(received, settings).ok).toBe(true)
   })
 
+  it('signs a header a hook named in another case, under its lower-case name', async () => {
+    const request = {
+      url: 'https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/invoke',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Amz-Target': 'Bedrock.Invoke' } as Record<
+        string,
+        string
+      >,
+      body: '{}',
+    }
+    const same = request
+    await signRequest(request, {
+      credentials,
+      region: 'eu-west-3',
+      service: 'bedrock',
+      now: Date.now(),
+    })
+    expect(request).toBe(same)
+    expect(Object.keys(request.headers).sort()).toEqual([
+      'authorization',
+      'content-type',
+      'x-amz-date',
+      'x-amz-target',
+    ])
+    const verdict = verifySigV4(
+      {
+        method: 'POST',
+        target: '/model/m/invoke',
+        headers: { ...request.headers, host: 'bedrock-runtime.eu-west-3.amazonaws.com' },
+        body: '{}',
+      },
+      settings,
+    )
+    expect(verdict).toMatchObject({
+      ok: true,
+      signedHeaders: ['content-type', 'host', 'x-amz-date', 'x-amz-target'],
+    })
+  })
+
   it('signs the session token', async () => {
     const session = { ...credentials, sessionToken: 'FwoGZXIvYXdzEJr//////////token' }
     const request = {

@@ -69,7 +69,7 @@ describe('roleArn: STS AssumeRole', () => {
     expect(auth.renewal).toBeDefined()
   })
 
-  it('reports STS refusing, with its code and without a secret', async () => {
+  it("reports STS refusing as the upstream's failure, STS's code in the cause, no secret anywhere", async () => {
     const auth = createAwsAuth(
       { region, accessKeyId: 'AKIDCALLER', secretAccessKey: 'wrong-secret-0123', roleArn },
       { now: Date.now, env: { AWS_ENDPOINT_URL_STS: `${sts.url}/` } },
@@ -78,8 +78,15 @@ describe('roleArn: STS AssumeRole', () => {
       () => undefined,
       (error: Error) => error,
     )
-    expect(failure?.message).toMatch(/^AWS STS AssumeRole failed: SignatureDoesNotMatch/)
-    expect(failure?.message).not.toContain('wrong-secret-0123')
+    // The client is told the credentials failed (502, failed over); STS's words are the cause.
+    expect(failure).toMatchObject({
+      code: 'upstream_error',
+      status: 502,
+      message: 'The AWS credentials of this upstream could not be obtained.',
+    })
+    const cause = (failure as Error & { cause: Error }).cause
+    expect(cause.message).toMatch(/^AWS STS AssumeRole failed: SignatureDoesNotMatch/)
+    expect(cause.message).not.toContain('wrong-secret-0123')
   })
 
   it('AssumeRoleWithWebIdentity is unsigned and carries the token', async () => {
