@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, createHttpProvider, type GatewayConfig } from '../../../src/index'
+import { createNodeFetch } from '../../../src/node/index'
 import { createAwsAuth, isExpiredTokenAnswer } from '../../../src/upstream/aws/aws-auth'
 import {
   awsCredentialProblems,
@@ -199,49 +200,53 @@ describe('an expired session token, through createHttpProvider', () => {
   })
   afterAll(() => upstream.close())
 
-  it('is renewed once and the call retried; the burst of refusals fetches once', async () => {
-    let fetches = 0
-    const credentials = async () => {
-      fetches += 1
-      return {
-        accessKeyId: 'AKIDSESSION',
-        secretAccessKey: 'session-secret',
-        sessionToken: `tok-${fetches}`,
-        expiration: Date.now() + 3_600_000,
+  for (const transport of ['fetch', 'node'] as const) {
+    it(`is renewed once and the call retried; the burst of refusals fetches once (${transport} transport)`, async () => {
+      const before = upstream.refusedExpired
+      let fetches = 0
+      const credentials = async () => {
+        fetches += 1
+        return {
+          accessKeyId: 'AKIDSESSION',
+          secretAccessKey: 'session-secret',
+          sessionToken: `tok-${transport}-${fetches}`,
+          expiration: Date.now() + 3_600_000,
+        }
       }
-    }
-    const auth = createAwsAuth({ region, credentials }, { now: Date.now })
-    const provider = createHttpProvider({
-      id: 'aws-signed',
-      protocol: 'openai',
-      baseUrl,
-      sign: auth.sign,
-      secrets: auth.secrets,
-      renewal: auth.renewal,
-    })
-    const gateway = createGateway({
-      groups: [{ id: 'g', protocol: 'openai', models: ['m'], upstreams: [provider] }],
-      keys: [{ key: 'sk-aws-auth-test-0123456789' }],
-    } as unknown as GatewayConfig)
-    const client = new OpenAI({
-      apiKey: 'sk-aws-auth-test-0123456789',
-      baseURL: 'http://gateway.test/v1',
-      fetch: fetchThrough(gateway),
-    })
-    const ask = () =>
-      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      const auth = createAwsAuth({ region, credentials }, { now: Date.now })
+      const provider = createHttpProvider({
+        id: 'aws-signed',
+        protocol: 'openai',
+        baseUrl,
+        ...(transport === 'node' ? { fetch: createNodeFetch() } : {}),
+        sign: auth.sign,
+        secrets: auth.secrets,
+        renewal: auth.renewal,
+      })
+      const gateway = createGateway({
+        groups: [{ id: 'g', protocol: 'openai', models: ['m'], upstreams: [provider] }],
+        keys: [{ key: 'sk-aws-auth-test-0123456789' }],
+      } as unknown as GatewayConfig)
+      const client = new OpenAI({
+        apiKey: 'sk-aws-auth-test-0123456789',
+        baseURL: 'http://gateway.test/v1',
+        fetch: fetchThrough(gateway),
+      })
+      const ask = () =>
+        client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
 
-    expect((await ask()).choices[0]!.message.content).toBe('signed')
-    expect(fetches).toBe(1)
-    upstream.expire('tok-1') // AWS's clock says the session ended before the cache's did
-    const answers = await Promise.all(Array.from({ length: 20 }, ask))
-    expect(answers.every((answer) => answer.choices[0]!.message.content === 'signed')).toBe(true)
-    expect(fetches).toBe(2)
-    expect(upstream.refusedExpired).toBe(20)
-    // Forwarded client headers reached the upstream unsigned.
-    const last = upstream.seen.at(-1)!
-    expect(String(last.headers.authorization)).toMatch(
-      /SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,/,
-    )
-  })
+      expect((await ask()).choices[0]!.message.content).toBe('signed')
+      expect(fetches).toBe(1)
+      upstream.expire(`tok-${transport}-1`) // AWS's clock says the session ended before the cache's did
+      const answers = await Promise.all(Array.from({ length: 20 }, ask))
+      expect(answers.every((answer) => answer.choices[0]!.message.content === 'signed')).toBe(true)
+      expect(fetches).toBe(2)
+      expect(upstream.refusedExpired - before).toBe(20)
+      // Forwarded client headers reached the upstream unsigned.
+      const last = upstream.seen.at(-1)!
+      expect(String(last.headers.authorization)).toMatch(
+        /SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,/,
+      )
+    })
+  }
 })
