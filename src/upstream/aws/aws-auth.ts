@@ -120,7 +120,7 @@ export function createAwsAuth(
   }
   return {
     sign,
-    secrets: liveSecrets(sources),
+    secrets: liveSecrets(sources, staticSecrets(settings)),
     renewal: !expires
       ? undefined
       : {
@@ -171,14 +171,24 @@ function credentialCacheOf(
   return { cache: role, expires: true, sources: [role, source] }
 }
 
+/** The entry's own secret key and session token, secrets before any call is signed. */
+function staticSecrets(settings: AwsAuthSettings): string[] {
+  return [settings.secretAccessKey, settings.sessionToken].filter(
+    (value): value is string => value !== undefined && value !== '',
+  )
+}
+
 /**
  * The secrets of the credentials held now and of the ones held before them (a call signed with
  * those may still fail after a refresh); the same array while they are the same.
  */
-function liveSecrets(caches: CredentialCache<AwsCredentials>[]): () => readonly string[] {
+function liveSecrets(
+  caches: CredentialCache<AwsCredentials>[],
+  fixed: readonly string[],
+): () => readonly string[] {
   const seen: (AwsCredentials | undefined)[] = []
   const previous: (AwsCredentials | undefined)[] = []
-  let secrets: readonly string[] = []
+  let secrets: readonly string[] = fixed
   return () => {
     let changed = false
     caches.forEach((cache, index) => {
@@ -189,13 +199,13 @@ function liveSecrets(caches: CredentialCache<AwsCredentials>[]): () => readonly 
       changed = true
     })
     if (changed) {
-      const values: string[] = []
+      const values = new Set<string>(fixed)
       for (const credentials of [...seen, ...previous]) {
         if (credentials === undefined) continue
-        values.push(credentials.secretAccessKey)
-        if (credentials.sessionToken) values.push(credentials.sessionToken)
+        values.add(credentials.secretAccessKey)
+        if (credentials.sessionToken) values.add(credentials.sessionToken)
       }
-      secrets = values
+      secrets = [...values]
     }
     return secrets
   }

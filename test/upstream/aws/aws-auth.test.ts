@@ -44,6 +44,7 @@ const verify = (signed: PreparedRequest, tokens?: Record<string, string>) =>
 describe('createAwsAuth', () => {
   it('signs with static keys, as the verifier recomputes, and lists the secret', async () => {
     const auth = createAwsAuth({ region, ...keyPair }, { now: Date.now })
+    expect(auth.secrets()).toEqual([keyPair.secretAccessKey]) // before any call too
     const signed = await auth.sign(request(), call)
     expect(verify(signed)).toMatchObject({
       ok: true,
@@ -98,6 +99,8 @@ describe('createAwsAuth', () => {
       'credentials',
     ])
     expect(fields({ accessKeyId: 'a', secretAccessKey: 's' })).toEqual(['region'])
+    expect(fields({ region: 'us-east-1.evil.example/x', ...keyPair })).toEqual(['region'])
+    expect(fields({ region: 'us-gov-west-1', ...keyPair })).toEqual([])
     expect(fields({ region, ...keyPair, roleArn: '' })).toEqual(['roleArn'])
     expect(
       fields({ region, ...keyPair, sessionToken: 't', roleArn: 'arn:aws:iam::1:role/r' }),
