@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAwsAuth } from '../../../src/upstream/aws/aws-auth'
 import { assumeRoleWithWebIdentity } from '../../../src/upstream/aws/sts'
@@ -116,5 +117,23 @@ describe('the STS XML reader', () => {
     expect(elementText('<Code>never closed', 'Code')).toBeUndefined()
     expect(elementText('<CodeX>no</CodeX>', 'Code')).toBeUndefined()
     expect(elementText('<Code attr="1">yes</Code>', 'Code')).toBe('yes')
+  })
+
+  const escape = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+  it('gives back any escaped text, and never throws on garbage (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.string({ maxLength: 200 }),
+        (value, garbage) => {
+          const xml = `${garbage.replace(/<\/?Secret/g, '')}<Credentials><Secret>${escape(value)}</Secret></Credentials>`
+          expect(elementText(xml, 'Secret')).toBe(value.trim())
+          expect(() => elementText(garbage, 'Code')).not.toThrow()
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })
