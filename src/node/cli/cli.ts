@@ -95,7 +95,7 @@ async function serve(argv: readonly string[]): Promise<number> {
         // node:http relays with about a third less CPU per request than the global fetch
         // (docs/decisions/0002-node-upstream-transport.md).
         fetch: createNodeFetch(),
-        // Cloud upstreams without credentials of their own use the machine's (managed identity).
+        // An upstream that names no credentials uses the cloud's standard chain on this machine.
         cloudCredentials: nodeCloudCredentials(),
         onEvent: (event) => {
           log.write(formatRequestLog(event))
