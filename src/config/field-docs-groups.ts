@@ -88,6 +88,10 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: '`false`: a forced tool choice becomes `auto`.',
     defaultText: 'built-in',
   },
+  'groups[].models[].profile.toolUse': {
+    text: '`false`: a request with tools is refused with 400 before any upstream call (Converse groups).',
+    defaultText: 'built-in',
+  },
   'groups[].models[].profile.imageInput': {
     text: '`false`: a request with an image is refused with 400 before any upstream call.',
     defaultText: 'built-in',
