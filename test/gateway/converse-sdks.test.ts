@@ -92,6 +92,15 @@ afterAll(async () => {
   await fake?.close()
 })
 
+/** The first block of the assistant turn in the last request the fake got, as Converse reasoning. */
+function sentAssistantReasoning(): unknown {
+  const messages = fake.calls.at(-1)!.body['messages'] as Array<{
+    role: string
+    content: Array<Record<string, unknown>>
+  }>
+  return messages.find((message) => message.role === 'assistant')?.content[0]?.['reasoningContent']
+}
+
 const openai = () => new OpenAI({ apiKey: clientKey, baseURL: `${served.url}/v1` })
 const anthropic = () => new Anthropic({ apiKey: clientKey, baseURL: served.url })
 const genai = () => new GoogleGenAI({ apiKey: clientKey, httpOptions: { baseUrl: served.url } })
@@ -265,6 +274,10 @@ describe('Converse group × @anthropic-ai/sdk', () => {
         ? await client.messages.stream({ ...params, messages }).finalMessage()
         : await client.messages.create({ ...params, messages })
       expect(second.stop_reason).toBe('end_turn')
+      // The signature Converse handed out went back to it, byte for byte, first in its turn.
+      expect(sentAssistantReasoning()).toEqual({
+        reasoningText: { text: 'Weighing the tools.', signature: expect.stringMatching(/^sig-/) },
+      })
       expect(second.content.at(-1)).toMatchObject({
         type: 'text',
         text: 'Answer from us.amazon.nova-2-lite-v1:0: the tool said Sunny',
@@ -294,13 +307,14 @@ describe('Converse group × @google/genai', () => {
       const client = genai()
       const config = {
         tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weather }] }],
+        thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
       }
       const contents: Content[] = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }]
       const ask = async () => {
-        if (!stream) return client.models.generateContent({ model: 'nova-pro', contents, config })
+        if (!stream) return client.models.generateContent({ model: 'nova-2', contents, config })
         const parts: NonNullable<Content['parts']> = []
         for await (const chunk of await client.models.generateContentStream({
-          model: 'nova-pro',
+          model: 'nova-2',
           contents,
           config,
         }))
@@ -323,8 +337,20 @@ describe('Converse group × @google/genai', () => {
         ],
       })
       const second = await ask()
-      const text = second.candidates?.[0]?.content?.parts?.map((part) => part.text ?? '').join('')
-      expect(text).toMatch(/^Answer from amazon\.nova-pro-v1:0: the tool said .*18°C/)
+      const parts = second.candidates?.[0]?.content?.parts ?? []
+      // Thoughts come as thought parts; the answer is the rest.
+      const joined = (thought: boolean) =>
+        parts
+          .filter((part) => (part.thought ?? false) === thought)
+          .map((part) => part.text ?? '')
+          .join('')
+      expect(joined(true)).toBe('Weighing the tools.')
+      expect(joined(false)).toMatch(
+        /^Answer from us\.amazon\.nova-2-lite-v1:0: the tool said .*18°C/,
+      )
+      expect(sentAssistantReasoning()).toEqual({
+        reasoningText: { text: 'Weighing the tools.', signature: expect.stringMatching(/^sig-/) },
+      })
     },
   )
 })
@@ -357,12 +383,17 @@ describe('Converse group × Responses API (openai SDK)', () => {
         { type: 'function', name: 'get_weather', parameters: weather, strict: false },
       ]
       const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Paris?' }]
+      const params = {
+        model: 'nova-2',
+        tools,
+        store: false,
+        reasoning: { effort: 'low' as const },
+        include: ['reasoning.encrypted_content' as const],
+      }
       const ask = () =>
         stream
-          ? client.responses
-              .stream({ model: 'nova-pro', input, tools, store: false })
-              .finalResponse()
-          : client.responses.create({ model: 'nova-pro', input, tools, store: false })
+          ? client.responses.stream({ ...params, input }).finalResponse()
+          : client.responses.create({ ...params, input })
       const first = await ask()
       const call = first.output.find((item) => item.type === 'function_call')
       expect(call).toMatchObject({ name: 'get_weather', status: 'completed' })
@@ -373,7 +404,10 @@ describe('Converse group × Responses API (openai SDK)', () => {
         output: 'Rainy',
       })
       const second = await ask()
-      expect(second.output_text).toBe('Answer from amazon.nova-pro-v1:0: the tool said Rainy')
+      expect(second.output_text).toBe('Answer from us.amazon.nova-2-lite-v1:0: the tool said Rainy')
+      expect(sentAssistantReasoning()).toEqual({
+        reasoningText: { text: 'Weighing the tools.', signature: expect.stringMatching(/^sig-/) },
+      })
     },
   )
 })
