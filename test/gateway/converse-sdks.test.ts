@@ -51,10 +51,10 @@ const converseKind = defineUpstreamKind({
 })
 
 const weather = {
-  type: 'object',
+  type: 'object' as const,
   properties: { city: { type: 'string' } },
   required: ['city'],
-} as const
+}
 
 let fake: ConverseFake
 let served: ServedGateway
