@@ -64,7 +64,12 @@ const events: RequestEvent[] = []
 beforeAll(async () => {
   fake = await startConverseFake({
     apiKey: upstreamKey,
-    models: ['amazon.nova-pro-v1:0', 'us.amazon.nova-2-lite-v1:0', 'us.deepseek.r1-v1:0'],
+    models: [
+      'amazon.nova-pro-v1:0',
+      'us.amazon.nova-2-lite-v1:0',
+      'us.deepseek.r1-v1:0',
+      'amazon.nova-lite-v1:0-throttled',
+    ],
   })
   const gateway = createGateway({
     upstreamKinds: [converseKind],
@@ -76,6 +81,7 @@ beforeAll(async () => {
           { name: 'nova-pro', upstreamModel: 'amazon.nova-pro-v1:0' },
           { name: 'nova-2', upstreamModel: 'us.amazon.nova-2-lite-v1:0' },
           { name: 'r1', upstreamModel: 'us.deepseek.r1-v1:0' },
+          { name: 'throttled', upstreamModel: 'amazon.nova-lite-v1:0-throttled' },
         ],
         upstreams: [{ provider: 'converse-fake', baseUrl: fake.url, apiKey: upstreamKey }],
       },
@@ -433,5 +439,35 @@ describe('Converse group: usage and refusals', () => {
     )
     const event = events.findLast((item) => item.model === 'r1' && item.outcome === 'ok')
     expect(event?.usage?.outputTokens).toBe(fake.usages.at(-1)!['outputTokens'])
+  })
+})
+
+describe('Converse group: a throttling exception mid-stream', () => {
+  it('reaches the openai SDK as an error, never as a normal end', async () => {
+    const stream = await openai().chat.completions.create({
+      model: 'throttled',
+      messages: [{ role: 'user', content: 'Go' }],
+      stream: true,
+    })
+    let text = ''
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ''
+    })().catch((caught: unknown) => caught)
+    expect(text).toBe('Partial')
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toMatch(/Too many tokens/)
+  })
+
+  it('reaches the Anthropic SDK as an error event', async () => {
+    const error = await anthropic()
+      .messages.stream({
+        model: 'throttled',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Go' }],
+      })
+      .finalMessage()
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.APIError)
+    expect((error as Error).message).toMatch(/rate_limit_error|Too many tokens/)
   })
 })

@@ -38,6 +38,7 @@ export type ConverseFake = {
  * signed with a signature the fake then requires back unchanged. A stream is SSE named by
  * Converse event type, as the Bedrock kind's reader writes it, with text split into pieces.
  * Usage counts cache writes for a prefix ending at a `cachePoint` the first time, reads after.
+ * A model whose id contains `throttled` streams a word, then a `throttlingException`.
  */
 export async function startConverseFake(options: {
   apiKey: string
@@ -92,6 +93,17 @@ export async function startConverseFake(options: {
         return
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' })
+      if (model.includes('throttled')) {
+        // Throttled after the first words: the exception as the Bedrock kind's reader writes it.
+        response.write(`event: messageStart\ndata: {"role":"assistant"}\n\n`)
+        response.write(
+          `event: contentBlockDelta\ndata: {"contentBlockIndex":0,"delta":{"text":"Partial"}}\n\n`,
+        )
+        response.end(
+          `event: throttlingException\ndata: {"message":"Too many tokens, please wait before trying again."}\n\n`,
+        )
+        return
+      }
       for (const [event, data] of streamEvents(answer, usage)) {
         response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
       }
