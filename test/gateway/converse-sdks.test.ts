@@ -419,6 +419,15 @@ describe('Converse group × Responses API (openai SDK)', () => {
 })
 
 describe('Converse group: usage and refusals', () => {
+  it('lists its models to every client', async () => {
+    const ids: string[] = []
+    for await (const model of openai().models.list()) ids.push(model.id)
+    expect(ids).toEqual(expect.arrayContaining(['nova-pro', 'nova-2', 'r1']))
+    const anthropicIds: string[] = []
+    for await (const model of anthropic().models.list()) anthropicIds.push(model.id)
+    expect(anthropicIds).toEqual(expect.arrayContaining(['nova-pro', 'nova-2', 'r1']))
+  })
+
   it('meters what the upstream reported, and refuses tools to DeepSeek R1 with a 400', async () => {
     const error = await openai()
       .chat.completions.create({

@@ -266,3 +266,76 @@ describe('ConverseStream decoding', () => {
     ])
   })
 })
+
+describe('ConverseStream decoding of arbitrary input', () => {
+  const eventNames = [
+    'messageStart',
+    'contentBlockStart',
+    'contentBlockDelta',
+    'contentBlockStop',
+    'messageStop',
+    'metadata',
+    'throttlingException',
+    'somethingNew',
+  ]
+
+  it('never throws, keeps blocks from interleaving, and ends in exactly one finish or error (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            event: fc.constantFrom(...eventNames),
+            data: fc.oneof(
+              fc.jsonValue().map((value) => JSON.stringify(value)),
+              fc
+                .record({
+                  contentBlockIndex: fc.integer({ min: 0, max: 3 }),
+                  delta: fc.oneof(
+                    fc.record({ text: fc.string() }),
+                    fc.record({ toolUse: fc.record({ input: fc.string() }) }),
+                    fc.record({
+                      reasoningContent: fc.oneof(
+                        fc.record({ text: fc.string() }),
+                        fc.record({ signature: fc.string() }),
+                        fc.record({ redactedContent: fc.base64String() }),
+                      ),
+                    }),
+                  ),
+                  start: fc.record({
+                    toolUse: fc.record({ toolUseId: fc.string(), name: fc.string() }),
+                  }),
+                  stopReason: fc.constantFrom('end_turn', 'tool_use', 'max_tokens'),
+                  usage: fc.record({ inputTokens: fc.nat(), outputTokens: fc.nat() }),
+                })
+                .map((value) => JSON.stringify(value)),
+            ),
+          }),
+          { maxLength: 30 },
+        ),
+        (messages) => {
+          const decoding = decoder()
+          const events = [
+            ...messages.flatMap((message) => decoding.push({ type: 'event', ...message })),
+            ...decoding.end(),
+          ]
+          const terminal = events.filter(
+            (event) => event.type === 'finish' || event.type === 'error',
+          )
+          expect(terminal).toHaveLength(1)
+          expect(events.at(-1)).toBe(terminal[0])
+          let open: number | undefined
+          for (const event of events) {
+            if (event.type.endsWith('-start') && event.type !== 'message-start') {
+              expect(open).toBeUndefined()
+              open = (event as { index: number }).index
+            } else if (event.type.endsWith('-end')) {
+              expect((event as { index: number }).index).toBe(open)
+              open = undefined
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})
