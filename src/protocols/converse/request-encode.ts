@@ -33,7 +33,8 @@ import { converseToolConfig } from './tool-config'
  * - `cache_control` marks become `cachePoint` blocks for models with prompt caching (Nova,
  *   Claude); for other models they are dropped, noted.
  * - `inferenceConfig`: `maxTokens` capped at the model's maximum, `temperature` within 0–1,
- *   `topP`, `stopSequences`. `top_k` and `seed` have no Converse field: dropped, noted.
+ *   `topP`, `stopSequences`. `top_k` goes in `additionalModelRequestFields` for Nova and Claude;
+ *   for other models, and `seed` always, there is no field: dropped, noted.
  * - A JSON answer goes as an instruction in `system`: the Converse API has no answer format.
  * - Reasoning goes in `additionalModelRequestFields` as the model takes it.
  *
@@ -80,7 +81,7 @@ export function encodeConverseRequest(
   if (Object.keys(inference).length > 0) body['inferenceConfig'] = inference
   const tools = converseToolConfig(request, turns, target)
   if (tools !== undefined) body['toolConfig'] = tools
-  const additional = converseReasoningFields(request, target)
+  const additional = { ...topKField(request, target), ...converseReasoningFields(request, target) }
   if (Object.keys(additional).length > 0) body['additionalModelRequestFields'] = additional
   return body
 }
@@ -128,11 +129,23 @@ function inferenceConfig(request: ChatRequest, target: ModelTarget): Record<stri
   }
   if (request.stopSequences !== undefined && request.stopSequences.length > 0)
     config['stopSequences'] = request.stopSequences
-  if (request.topK !== undefined)
-    dropped(target, 'top_k', request.topK, 'the Converse API has no top_k field')
   if (request.seed !== undefined)
     dropped(target, 'seed', request.seed, 'the Converse API has no seed field')
   return config
+}
+
+/**
+ * `top_k`, which `inferenceConfig` lacks, in the model's own field: Nova's
+ * `inferenceConfig.topK`, Claude's `top_k`; dropped, noted, for the others.
+ */
+function topKField(request: ChatRequest, target: ModelTarget): Record<string, unknown> {
+  const topK = request.topK
+  if (topK === undefined) return {}
+  const { family, sampling } = target.profile
+  if (sampling !== 'none' && family.startsWith('nova')) return { inferenceConfig: { topK } }
+  if (sampling !== 'none' && family.startsWith('claude')) return { top_k: topK }
+  dropped(target, 'top_k', topK, `the Converse API has no top_k field for ${family}`)
+  return {}
 }
 
 /** Prompt caching on Bedrock: Amazon Nova and Anthropic Claude models take cache points. */

@@ -299,10 +299,15 @@ describe('Converse request encoding', () => {
     )
     expect(plain['additionalModelRequestFields']).toBeUndefined()
     expect(llama.adjustments.map((adjustment) => adjustment.field)).toEqual([
-      'top_k',
       'seed',
+      'top_k',
       'additionalModelRequestFields',
     ])
+    const nova = encodeConverseRequest(
+      request([{ role: 'user', content: [{ type: 'text', text: 'x' }] }], { topK: 20 }),
+      target('amazon.nova-lite-v1:0'),
+    )
+    expect(nova['additionalModelRequestFields']).toEqual({ inferenceConfig: { topK: 20 } })
   })
 
   it('drops cache marks for a model without prompt caching, and sends the JSON request as an instruction', () => {
