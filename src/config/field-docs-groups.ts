@@ -30,7 +30,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   'groups[].id':
     'The group id: letters, digits, `.`, `_` and `-`, starting with a letter or digit.',
   'groups[].protocol':
-    'The protocol family of its upstreams: `openai` (OpenAI and every OpenAI-compatible server: vLLM, Ollama, DeepSeek, OpenRouter…), `anthropic` or `gemini`.',
+    'The protocol family of its upstreams: `openai` (OpenAI and every OpenAI-compatible server: vLLM, Ollama, DeepSeek, OpenRouter…), `anthropic`, `gemini`, or `converse` (AWS Bedrock\'s Converse API: every client protocol is translated to it; its upstreams name a kind that serves it, `"provider": "bedrock"`).',
   'groups[].models':
     'The call names it serves: `"gpt-4o-mini"`, or an object that maps a call name to the upstream\'s name and may set a profile and fallbacks.',
   'groups[].models[].name': 'The call name clients send.',
@@ -93,6 +93,10 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   },
   'groups[].models[].profile.forcedToolChoice': {
     text: '`false`: a forced tool choice becomes `auto`.',
+    defaultText: 'built-in',
+  },
+  'groups[].models[].profile.toolUse': {
+    text: '`false`: a request with tools is refused with 400 before any upstream call (Converse groups).',
     defaultText: 'built-in',
   },
   'groups[].models[].profile.imageInput': {
