@@ -12,6 +12,8 @@ import {
   type UpstreamKindRegistry,
 } from '../upstream/kind-registry'
 import type { UpstreamProvider } from '../upstream/provider'
+import { KindEntryError } from '../upstream/kind-entry-error'
+import type { UpstreamKind, UpstreamKindContext } from '../upstream/kind'
 import { isBuiltIn } from './kind-checks'
 import { GatewayConfigError, readProcessEnv } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
@@ -85,7 +87,12 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
         env: config.env ?? readProcessEnv(),
         cloudCredentials: config.cloudCredentials,
       }
-      const provider = kind.create(checked, context)
+      const provider = createUpstream(
+        kind,
+        checked,
+        context,
+        `groups[${groupIndex}].upstreams[${index}]`,
+      )
       const problem = versionProblem(
         `the provider the "${kind.name}" kind built`,
         provider.specificationVersion ?? 1,
@@ -158,5 +165,23 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKe
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },
+  }
+}
+
+/**
+ * Builds an entry's upstream; a problem the kind finds in the entry then (`KindEntryError`: a
+ * credential file missing or malformed) is a config error at the entry's field.
+ */
+function createUpstream(
+  kind: UpstreamKind,
+  settings: unknown,
+  context: UpstreamKindContext,
+  path: string,
+): UpstreamProvider {
+  try {
+    return kind.create(settings, context)
+  } catch (error) {
+    if (!(error instanceof KindEntryError)) throw error
+    throw new GatewayConfigError([{ path: `${path}.${error.field}`, message: error.message }])
   }
 }

@@ -3,6 +3,7 @@ import { anthropicFieldDocs } from '../upstream/anthropic/field-docs'
 import { geminiFieldDocs } from '../upstream/gemini/field-docs'
 import { mockFieldDocs } from '../upstream/mock/field-docs'
 import { openaiFieldDocs } from '../upstream/openai/field-docs'
+import { vertexFieldDocs } from '../upstream/vertex/field-docs'
 
 /**
  * The fields of `groups[].upstreams[]`: each built-in kind's, from its own folder, by their path
@@ -10,7 +11,13 @@ import { openaiFieldDocs } from '../upstream/openai/field-docs'
  */
 function upstreamEntryDocs(): Record<string, string | FieldDoc> {
   const docs: Record<string, string | FieldDoc> = {}
-  for (const kind of [openaiFieldDocs, anthropicFieldDocs, geminiFieldDocs, mockFieldDocs]) {
+  for (const kind of [
+    openaiFieldDocs,
+    anthropicFieldDocs,
+    geminiFieldDocs,
+    vertexFieldDocs,
+    mockFieldDocs,
+  ]) {
     for (const [field, doc] of Object.entries(kind)) docs[`groups[].upstreams[].${field}`] = doc
   }
   return docs

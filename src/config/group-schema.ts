@@ -5,6 +5,7 @@ import { anthropicEntrySchema } from '../upstream/anthropic/kind'
 import { geminiEntrySchema } from '../upstream/gemini/kind'
 import { mockEntrySchema } from '../upstream/mock/kind'
 import { openaiEntrySchema, openaiEntryShape } from '../upstream/openai/kind'
+import { vertexEntrySchema } from '../upstream/vertex/kind'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import type { buildSpendSchemas } from './spend-schema'
@@ -57,6 +58,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     openai: openaiEntrySchema(),
     anthropic: anthropicEntrySchema(),
     gemini: geminiEntrySchema(),
+    vertex: vertexEntrySchema(),
     mock: mockEntrySchema(),
   }
   type BuiltInEntry = z.output<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>

@@ -1,0 +1,136 @@
+import {
+  createCredentialCache,
+  type CredentialCache,
+  type ExpiringCredential,
+} from '../credentials/credential-cache'
+import type { CloudCredentialChains } from '../credentials/cloud-credentials'
+import { cloudPlatformScope } from '../google/google-token'
+import {
+  credentialFileSecrets,
+  credentialFileTokenSource,
+  readGoogleCredentialFile,
+} from '../google/service-account'
+import { KindEntryError } from '../kind-entry-error'
+import type { UpstreamKindContext } from '../kind'
+
+/**
+ * A token callback in code: an OAuth access token for Vertex AI, bare or with its expiry (epoch
+ * ms). A bare token is kept until Vertex refuses it (401), then asked for again.
+ */
+export type GoogleTokenCallback = () =>
+  string | ExpiringCredential<string> | Promise<string | ExpiringCredential<string>>
+
+/** Where a Vertex entry's tokens come from. */
+export type VertexCredentialSettings = {
+  serviceAccount?: string | Record<string, unknown> | undefined
+  token?: GoogleTokenCallback | undefined
+}
+
+/** A Vertex upstream's tokens, and the secrets to scrub from its errors. */
+export type VertexCredentials = {
+  readonly cache: CredentialCache<string>
+  readonly secrets: () => readonly string[]
+}
+
+/**
+ * One cache per default chain: every Vertex upstream on Application Default Credentials shares
+ * its token (one fetch for the whole gateway, not one per upstream).
+ */
+const chainCaches = new WeakMap<object, CredentialCache<string>>()
+
+/**
+ * The credential of an entry, in order: its `token` callback; its `serviceAccount` (the key's
+ * JSON, as an object or text, or a file path read through the runtime's `googleKeyFile`); else
+ * the runtime's Application Default Credentials (`cloudCredentials.google`). A file that cannot
+ * be read or is malformed, or no source at all, is a `KindEntryError` naming the field.
+ */
+export function vertexCredentials(
+  settings: VertexCredentialSettings,
+  context: UpstreamKindContext,
+): VertexCredentials {
+  const now = context.now
+  if (settings.token !== undefined) {
+    const callback = settings.token
+    const cache = createCredentialCache(
+      async () => {
+        const got = await callback()
+        return typeof got === 'string' ? { value: got } : got
+      },
+      { now },
+    )
+    return { cache, secrets: tokenSecrets(cache, []) }
+  }
+  if (settings.serviceAccount !== undefined) {
+    const file = readGoogleCredentialFile(
+      serviceAccountJson(settings.serviceAccount, context.cloudCredentials),
+    )
+    if (typeof file === 'string') {
+      throw new KindEntryError('serviceAccount', `the service-account key ${file}`)
+    }
+    const source = credentialFileTokenSource(file, {
+      fetch: context.fetch ?? ((input, init) => fetch(input, init)),
+      now,
+      scopes: [cloudPlatformScope],
+    })
+    const cache = createCredentialCache(source, { now })
+    return { cache, secrets: tokenSecrets(cache, credentialFileSecrets(file)) }
+  }
+  const chain = context.cloudCredentials?.google
+  if (chain === undefined) {
+    throw new KindEntryError(
+      'serviceAccount',
+      'a Vertex upstream needs credentials: give "serviceAccount" (a key file or its JSON) or a "token" callback; Application Default Credentials are read on Node only (cloudCredentials: nodeCloudCredentials())',
+    )
+  }
+  let cache = chainCaches.get(chain)
+  if (cache === undefined) {
+    cache = createCredentialCache(() => chain([cloudPlatformScope]), { now })
+    chainCaches.set(chain, cache)
+  }
+  return { cache, secrets: tokenSecrets(cache, []) }
+}
+
+/** The key's JSON: the value itself, or the text of the file a path names. */
+function serviceAccountJson(
+  value: string | Record<string, unknown>,
+  chains: CloudCredentialChains | undefined,
+): unknown {
+  if (typeof value !== 'string' || value.trimStart().startsWith('{')) return value
+  const read = chains?.googleKeyFile
+  if (read === undefined) {
+    throw new KindEntryError(
+      'serviceAccount',
+      `is a file path, and this runtime reads no files: give the key's JSON itself (on Node, pass cloudCredentials: nodeCloudCredentials())`,
+    )
+  }
+  try {
+    return read(value)
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    throw new KindEntryError(
+      'serviceAccount',
+      `the key file ${JSON.stringify(value)} cannot be read${typeof code === 'string' ? ` (${code})` : ''}`,
+    )
+  }
+}
+
+/**
+ * The secrets of a Vertex upstream: the file's (a private key, a refresh token) and the token held
+ * now; the same array while the token is the same, so the gateway's scrubber is rebuilt only
+ * when a token is refreshed.
+ */
+function tokenSecrets(
+  cache: CredentialCache<string>,
+  fixed: readonly string[],
+): () => readonly string[] {
+  let token: string | undefined
+  let list: readonly string[] = fixed
+  return () => {
+    const current = cache.peek()
+    if (current !== token) {
+      token = current
+      list = current === undefined ? fixed : [...fixed, current]
+    }
+    return list
+  }
+}
