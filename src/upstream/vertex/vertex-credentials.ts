@@ -33,10 +33,23 @@ export type VertexCredentials = {
 }
 
 /**
- * One cache per default chain: every Vertex upstream on Application Default Credentials shares
- * its token (one fetch for the whole gateway, not one per upstream).
+ * One cache per credential, as every cloud's: the Vertex upstreams of one callback, one default
+ * chain or one key (a Gemini and a Claude group on the same service account) share one token and
+ * one fetch, whichever gateway of the process built them.
  */
-const chainCaches = new WeakMap<object, CredentialCache<string>>()
+const sharedCaches = new WeakMap<object, CredentialCache<string>>()
+/** Caches of key files, by the credential they hold (the account, its endpoint and key). */
+const fileCaches = new Map<string, CredentialCache<string>>()
+
+/** The cache shared by every upstream of `owner` (a callback, a chain), made once. */
+function sharedCache(owner: object, make: () => CredentialCache<string>): CredentialCache<string> {
+  let cache = sharedCaches.get(owner)
+  if (cache === undefined) {
+    cache = make()
+    sharedCaches.set(owner, cache)
+  }
+  return cache
+}
 
 /**
  * The credential of an entry, in order: its `token` callback; its `serviceAccount` (the key's
@@ -51,12 +64,14 @@ export function vertexCredentials(
   const now = context.now
   if (settings.token !== undefined) {
     const callback = settings.token
-    const cache = createCredentialCache(
-      async () => {
-        const got = await callback()
-        return typeof got === 'string' ? { value: got } : got
-      },
-      { now },
+    const cache = sharedCache(callback, () =>
+      createCredentialCache(
+        async () => {
+          const got = await callback()
+          return typeof got === 'string' ? { value: got } : got
+        },
+        { now },
+      ),
     )
     return { cache, secrets: tokenSecrets(cache, []) }
   }
@@ -72,7 +87,16 @@ export function vertexCredentials(
       now,
       scopes: [cloudPlatformScope],
     })
-    const cache = createCredentialCache(source, { now })
+    const identity = JSON.stringify(
+      file.type === 'service_account'
+        ? [file.key.clientEmail, file.key.tokenUri, file.key.privateKey]
+        : [file.user.clientId, file.user.tokenUri, file.user.refreshToken],
+    )
+    let cache = fileCaches.get(identity)
+    if (cache === undefined) {
+      cache = createCredentialCache(source, { now })
+      fileCaches.set(identity, cache)
+    }
     return { cache, secrets: tokenSecrets(cache, credentialFileSecrets(file)) }
   }
   const chain = context.cloudCredentials?.google
@@ -82,11 +106,9 @@ export function vertexCredentials(
       'a Vertex upstream needs credentials: give "serviceAccount" (a key file or its JSON) or a "token" callback; Application Default Credentials are read on Node only (cloudCredentials: nodeCloudCredentials())',
     )
   }
-  let cache = chainCaches.get(chain)
-  if (cache === undefined) {
-    cache = createCredentialCache(() => chain([cloudPlatformScope]), { now })
-    chainCaches.set(chain, cache)
-  }
+  const cache = sharedCache(chain, () =>
+    createCredentialCache(() => chain([cloudPlatformScope]), { now }),
+  )
   return { cache, secrets: tokenSecrets(cache, []) }
 }
 
