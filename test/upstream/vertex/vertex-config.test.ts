@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest'
+import { createGateway } from '../../../src/index'
+import { createPriceCatalogue } from '../../../src/pricing/price-catalogue'
+import { matchModelProfile } from '../../../src/models/match-profile'
+import { vertexKind } from '../../../src/upstream/vertex/kind'
+import { vertexBaseUrl } from '../../../src/upstream/vertex/vertex-host'
+import { configError } from '../../helpers/config-error'
+import { keys } from '../../helpers/gateway'
+
+/** A Vertex entry in a group of `protocol`. */
+function config(protocol: 'gemini' | 'anthropic' | 'openai', entry: Record<string, unknown>) {
+  return {
+    groups: [
+      {
+        id: 'v',
+        protocol,
+        models: ['m'],
+        upstreams: [{ provider: 'vertex', project: 'p', region: 'us-east5', ...entry }],
+      },
+    ],
+    keys: [{ key: keys.main }],
+  }
+}
+
+describe('the vertex kind', () => {
+  it('names Vertex hosts per location: global, the multi-regions and regions', () => {
+    expect(vertexBaseUrl('global')).toBe('https://aiplatform.googleapis.com')
+    expect(vertexBaseUrl('us')).toBe('https://aiplatform.us.rep.googleapis.com')
+    expect(vertexBaseUrl('eu')).toBe('https://aiplatform.eu.rep.googleapis.com')
+    expect(vertexBaseUrl('us-east5')).toBe('https://us-east5-aiplatform.googleapis.com')
+  })
+
+  it.each([
+    ['global', 'https://aiplatform.googleapis.com/v1/projects/p/locations/global'],
+    [
+      'europe-west1',
+      'https://europe-west1-aiplatform.googleapis.com/v1/projects/p/locations/europe-west1',
+    ],
+  ])('sends a %s Claude call to its host, signed with the callback token', async (region, base) => {
+    const sent: { url: string; authorization: string | null }[] = []
+    const provider = vertexKind.create(
+      { provider: 'vertex', project: 'p', region, token: () => 'ya29.callback-token-0123456789' },
+      {
+        id: 'v#0',
+        protocol: 'anthropic',
+        now: Date.now,
+        fetch: async (input, init) => {
+          sent.push({
+            url: String(input),
+            authorization: new Headers(init?.headers).get('authorization'),
+          })
+          return new Response('{}', { headers: { 'content-type': 'application/json' } })
+        },
+      },
+    )
+    await provider.send({
+      operation: 'messages',
+      model: 'claude-opus-4-1@20250805',
+      body: JSON.stringify({ model: 'claude-opus-4-1@20250805', max_tokens: 8, messages: [] }),
+      headers: new Headers({ 'content-type': 'application/json' }),
+      stream: false,
+      signal: new AbortController().signal,
+    })
+    expect(sent).toEqual([
+      {
+        url: `${base}/publishers/anthropic/models/claude-opus-4-1@20250805:rawPredict`,
+        authorization: 'Bearer ya29.callback-token-0123456789',
+      },
+    ])
+    expect(provider.secrets).toContain('ya29.callback-token-0123456789')
+  })
+
+  it('is accepted in gemini and anthropic groups only', () => {
+    const token = () => 't'
+    expect(() => createGateway(config('gemini', { token }) as never)).not.toThrow()
+    expect(() => createGateway(config('anthropic', { token }) as never)).not.toThrow()
+    expect(configError(config('openai', { token })).message).toContain(
+      '"vertex" upstream kind serves "gemini", "anthropic" groups, not "openai"',
+    )
+  })
+
+  it('refuses a malformed service-account key at its field, never quoting it', () => {
+    const secret =
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIsecretsecretsecret\n-----END RSA PRIVATE KEY-----'
+    const error = configError(
+      config('gemini', {
+        serviceAccount: { type: 'service_account', client_email: 'a@b.iam', private_key: secret },
+      }),
+    )
+    expect(error.issues).toEqual([
+      {
+        path: 'groups[0].upstreams[0].serviceAccount',
+        message: expect.stringContaining('without a PKCS#8 PEM `private_key`'),
+      },
+    ])
+    expect(error.message).not.toContain('MIIsecret')
+    expect(configError(config('gemini', { serviceAccount: '{"type":' })).issues[0]).toEqual({
+      path: 'groups[0].upstreams[0].serviceAccount',
+      message: 'the service-account key is not valid JSON',
+    })
+    expect(
+      configError(config('gemini', { serviceAccount: { type: 'external_account' } })).issues[0]!
+        .message,
+    ).toContain('external_account')
+  })
+
+  it('refuses a key file path where the runtime reads no files, and no credentials at all', () => {
+    expect(configError(config('gemini', { serviceAccount: '/keys/sa.json' })).issues[0]).toEqual({
+      path: 'groups[0].upstreams[0].serviceAccount',
+      message: expect.stringContaining('this runtime reads no files'),
+    })
+    expect(configError(config('gemini', {})).issues[0]!.message).toContain(
+      'a Vertex upstream needs credentials',
+    )
+  })
+
+  it('checks project and region', () => {
+    const error = configError(
+      config('gemini', { token: () => 't', region: 'US East', project: 'a/b' }),
+    )
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      'groups[0].upstreams[0].project',
+      'groups[0].upstreams[0].region',
+    ])
+  })
+})
+
+describe('Vertex model ids', () => {
+  it('find the profiles and prices of their models', () => {
+    for (const [vertexId, plain] of [
+      ['claude-sonnet-4-5@20250929', 'claude-sonnet-4-5'],
+      ['claude-haiku-4-5@20251001', 'claude-haiku-4-5'],
+      ['claude-opus-4-1@20250805', 'claude-opus-4-1'],
+    ] as const) {
+      expect(matchModelProfile(vertexId).family).toBe(matchModelProfile(plain).family)
+      expect(matchModelProfile(vertexId).family).not.toBe('unknown')
+      const prices = createPriceCatalogue()
+      expect(prices.lookup(vertexId)).toBeDefined()
+      expect(prices.lookup(vertexId)).toEqual(prices.lookup(plain))
+    }
+  })
+})
