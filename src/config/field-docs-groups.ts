@@ -127,7 +127,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
   ...upstreamEntryDocs(),
   'groups[].upstreams[].provider':
-    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `vertex` (Gemini and Claude on Google Vertex AI, see [vertex-ai.md](vertex-ai.md)), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',
