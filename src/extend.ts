@@ -100,3 +100,5 @@ export type {
   CloudCredentialChains,
 } from './upstream/credentials/cloud-credentials'
 export type { CredentialRenewal } from './upstream/prepared-request'
+// A problem a kind finds in an entry when it builds the upstream: a config error at the field
+export { KindEntryError } from './upstream/kind-entry-error'
