@@ -71,13 +71,34 @@ export function prepareVertexAnthropic(
   request: PreparedRequest,
   call: UpstreamCall,
 ): PreparedRequest {
-  const body = JSON.parse(request.body) as Record<string, unknown>
+  delete request.headers['anthropic-version']
+  request.body =
+    (call.operation === 'messages' ? leadingModelCut(request.body) : undefined) ??
+    rewrittenBody(request.body, call)
+  return request
+}
+
+/** A body that opens with its `model` (as the gateway writes one): `{"model":"…",`. */
+const leadingModel = /^\{"model":"(?:[^"\\]|\\.)*",/
+
+/**
+ * The fast path, without parsing the body (a long conversation costs tens of microseconds to
+ * parse and write again): a body that opens with `"model"` and holds no `anthropic_version` has its
+ * first member replaced by the version. Anything else is `undefined`, for the parsing path.
+ */
+function leadingModelCut(body: string): string | undefined {
+  const match = leadingModel.exec(body)
+  if (match === null || body.includes('"anthropic_version"')) return undefined
+  return `{"anthropic_version":"${vertexAnthropicVersion}",${body.slice(match[0].length)}`
+}
+
+/** The body parsed and written again: `model` out (kept for counting), the version in. */
+function rewrittenBody(text: string, call: UpstreamCall): string {
+  const body = JSON.parse(text) as Record<string, unknown>
   const { model: _model, anthropic_version: _version, ...rest } = body
-  const out =
+  return JSON.stringify(
     call.operation === 'count-tokens'
       ? { anthropic_version: vertexAnthropicVersion, ...rest, model: call.model }
-      : { anthropic_version: vertexAnthropicVersion, ...rest }
-  delete request.headers['anthropic-version']
-  request.body = JSON.stringify(out)
-  return request
+      : { anthropic_version: vertexAnthropicVersion, ...rest },
+  )
 }

@@ -4,6 +4,7 @@ import { createPriceCatalogue } from '../../../src/pricing/price-catalogue'
 import { matchModelProfile } from '../../../src/models/match-profile'
 import { vertexKind } from '../../../src/upstream/vertex/kind'
 import { vertexBaseUrl } from '../../../src/upstream/vertex/vertex-host'
+import { prepareVertexAnthropic } from '../../../src/upstream/vertex/vertex-wires'
 import { configError } from '../../helpers/config-error'
 import { keys } from '../../helpers/gateway'
 
@@ -138,5 +139,56 @@ describe('Vertex model ids', () => {
       expect(prices.lookup(vertexId)).toBeDefined()
       expect(prices.lookup(vertexId)).toEqual(prices.lookup(plain))
     }
+  })
+})
+
+describe("Claude's body on Vertex", () => {
+  const prepared = (body: string, operation: 'messages' | 'count-tokens' = 'messages') =>
+    prepareVertexAnthropic(
+      { url: 'u', method: 'POST', headers: { 'anthropic-version': '2023-06-01' }, body },
+      {
+        operation,
+        model: 'claude-sonnet-4-5@20250929',
+        body,
+        headers: new Headers(),
+        stream: false,
+        signal: new AbortController().signal,
+      },
+    )
+
+  it.each([
+    [
+      'the model first',
+      '{"model":"claude-sonnet-4-5@20250929","max_tokens":8,"messages":[{"role":"user","content":"say \\"model\\""}]}',
+    ],
+    [
+      'the model later',
+      '{"max_tokens":8,"model":"x","messages":[{"role":"user","content":"say \\"model\\""}]}',
+    ],
+    [
+      'an escaped model',
+      '{"model":"a\\"b","max_tokens":8,"messages":[{"role":"user","content":"say \\"model\\""}]}',
+    ],
+    [
+      'a version already',
+      '{"model":"x","anthropic_version":"bedrock-2023-05-31","max_tokens":8,"messages":[{"role":"user","content":"say \\"model\\""}]}',
+    ],
+  ])('with %s: the version in, the model out, the rest unchanged', (_, body) => {
+    const request = prepared(body)
+    expect(JSON.parse(request.body)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'say "model"' }],
+    })
+    expect(request.headers['anthropic-version']).toBeUndefined()
+  })
+
+  it('keeps the model for counting', () => {
+    const request = prepared('{"model":"x","messages":[]}', 'count-tokens')
+    expect(JSON.parse(request.body)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      messages: [],
+      model: 'claude-sonnet-4-5@20250929',
+    })
   })
 })
