@@ -5,6 +5,7 @@ import { matchModelProfile } from '../../../src/models/match-profile'
 import { vertexKind } from '../../../src/upstream/vertex/kind'
 import { vertexBaseUrl } from '../../../src/upstream/vertex/vertex-host'
 import { prepareVertexAnthropic } from '../../../src/upstream/vertex/vertex-wires'
+import { vertexAnthropicError, vertexGeminiError } from '../../../src/upstream/vertex/vertex-errors'
 import { configError } from '../../helpers/config-error'
 import { keys } from '../../helpers/gateway'
 
@@ -189,6 +190,69 @@ describe("Claude's body on Vertex", () => {
       anthropic_version: 'vertex-2023-10-16',
       messages: [],
       model: 'claude-sonnet-4-5@20250929',
+    })
+  })
+})
+
+describe('Vertex errors', () => {
+  it("are Anthropic's shape for Claude clients: Google's statuses mapped, HTML pages described", () => {
+    expect(
+      vertexAnthropicError(
+        {
+          error: {
+            code: 429,
+            message: 'Quota exceeded for aiplatform.googleapis.com.',
+            status: 'RESOURCE_EXHAUSTED',
+          },
+        },
+        429,
+      ),
+    ).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'Quota exceeded for aiplatform.googleapis.com.' },
+    })
+    expect(
+      vertexAnthropicError(
+        [
+          {
+            error: { code: 404, message: 'Publisher Model `x` was not found', status: 'NOT_FOUND' },
+          },
+        ],
+        404,
+      ),
+    ).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'Publisher Model `x` was not found' },
+    })
+    const anthropic = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }
+    expect(vertexAnthropicError(anthropic, 529)).toBe(anthropic)
+    expect(
+      vertexAnthropicError(
+        '<!DOCTYPE html><html><title>Error 404 (Not Found)!!1</title></html>',
+        404,
+      ),
+    ).toEqual({
+      type: 'error',
+      error: {
+        type: 'not_found_error',
+        message:
+          'Vertex AI answered 404 with a non-JSON body (a wrong region, host or model id?): Error 404 (Not Found)!!1.',
+      },
+    })
+  })
+
+  it("are Google's shape for Gemini clients", () => {
+    const google = {
+      error: { code: 403, message: 'Permission denied', status: 'PERMISSION_DENIED' },
+    }
+    expect(vertexGeminiError(google, 403)).toBe(google)
+    expect(vertexGeminiError([google], 403)).toBe(google)
+    expect(vertexGeminiError('<html></html>', 404)).toEqual({
+      error: {
+        code: 404,
+        message: 'Vertex AI answered 404 with a non-JSON body (a wrong region, host or model id?).',
+        status: 'NOT_FOUND',
+      },
     })
   })
 })
