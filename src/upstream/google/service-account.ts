@@ -45,8 +45,10 @@ export function readGoogleCredentialFile(json: unknown): GoogleCredentialFile | 
     return 'is not a JSON object'
   }
   const file = value as Record<string, unknown>
-  const text = (name: string): string | undefined =>
-    typeof file[name] === 'string' && file[name] !== '' ? (file[name] as string) : undefined
+  const text = (name: string): string | undefined => {
+    const field = Object.hasOwn(file, name) ? file[name] : undefined // lookup-safe: own fields only
+    return typeof field === 'string' && field !== '' ? field : undefined
+  }
   const tokenUri = text('token_uri') ?? googleTokenUrl
   if (!/^https?:\/\//.test(tokenUri)) return 'has a `token_uri` that is not an http(s) URL'
   const type = text('type') ?? 'service_account'

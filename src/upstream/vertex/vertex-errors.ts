@@ -1,18 +1,20 @@
 type Json = Record<string, unknown>
 
 /** Google's canonical error statuses as Anthropic error types. */
-const anthropicTypes: Readonly<Record<string, string>> = {
-  INVALID_ARGUMENT: 'invalid_request_error',
-  FAILED_PRECONDITION: 'invalid_request_error',
-  OUT_OF_RANGE: 'invalid_request_error',
-  UNAUTHENTICATED: 'authentication_error',
-  PERMISSION_DENIED: 'permission_error',
-  NOT_FOUND: 'not_found_error',
-  RESOURCE_EXHAUSTED: 'rate_limit_error',
-  UNAVAILABLE: 'overloaded_error',
-  DEADLINE_EXCEEDED: 'api_error',
-  INTERNAL: 'api_error',
-}
+const anthropicTypes: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    INVALID_ARGUMENT: 'invalid_request_error',
+    FAILED_PRECONDITION: 'invalid_request_error',
+    OUT_OF_RANGE: 'invalid_request_error',
+    UNAUTHENTICATED: 'authentication_error',
+    PERMISSION_DENIED: 'permission_error',
+    NOT_FOUND: 'not_found_error',
+    RESOURCE_EXHAUSTED: 'rate_limit_error',
+    UNAVAILABLE: 'overloaded_error',
+    DEADLINE_EXCEEDED: 'api_error',
+    INTERNAL: 'api_error',
+  }),
+)
 
 /** The fallback Anthropic error type of an HTTP status. */
 function typeOfStatus(status: number): string {
@@ -55,7 +57,7 @@ export function vertexAnthropicError(body: unknown, status: number): unknown {
   return {
     type: 'error',
     error: {
-      type: anthropicTypes[code] ?? typeOfStatus(status),
+      type: anthropicTypes.get(code) ?? typeOfStatus(status),
       message: typeof error['message'] === 'string' ? error['message'] : `Vertex AI: ${code}`,
     },
   }
