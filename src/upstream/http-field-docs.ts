@@ -10,7 +10,7 @@ export const httpEntryFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     defaultText: '<group id>#<index>',
   },
   baseUrl:
-    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`).",
+    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`). Required, except for `vertex` (default: the location's host).",
   apiKey: {
     text: 'The key sent upstream: as a bearer token (`openai`), `x-api-key` (`anthropic`) or `x-goog-api-key` (`gemini`). Usually `"${NAME}"`.',
     defaultText: 'none',
