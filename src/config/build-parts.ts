@@ -13,7 +13,6 @@ import {
   type UpstreamKindRegistry,
 } from '../upstream/kind-registry'
 import type { UpstreamProvider } from '../upstream/provider'
-import type { UpstreamKind, UpstreamKindContext } from '../upstream/kind'
 import { isBuiltIn } from './kind-checks'
 import { GatewayConfigError, readProcessEnv } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
