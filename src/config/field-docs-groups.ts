@@ -1,5 +1,6 @@
 import type { FieldDoc } from './field-doc'
 import { anthropicFieldDocs } from '../upstream/anthropic/field-docs'
+import { bedrockFieldDocs } from '../upstream/bedrock/field-docs'
 import { geminiFieldDocs } from '../upstream/gemini/field-docs'
 import { mockFieldDocs } from '../upstream/mock/field-docs'
 import { openaiFieldDocs } from '../upstream/openai/field-docs'
@@ -10,7 +11,13 @@ import { openaiFieldDocs } from '../upstream/openai/field-docs'
  */
 function upstreamEntryDocs(): Record<string, string | FieldDoc> {
   const docs: Record<string, string | FieldDoc> = {}
-  for (const kind of [openaiFieldDocs, anthropicFieldDocs, geminiFieldDocs, mockFieldDocs]) {
+  for (const kind of [
+    openaiFieldDocs,
+    anthropicFieldDocs,
+    geminiFieldDocs,
+    bedrockFieldDocs,
+    mockFieldDocs,
+  ]) {
     for (const [field, doc] of Object.entries(kind)) docs[`groups[].upstreams[].${field}`] = doc
   }
   return docs
@@ -120,7 +127,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
   ...upstreamEntryDocs(),
   'groups[].upstreams[].provider':
-    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `bedrock` (AWS Bedrock: Claude in an `anthropic` group), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',

@@ -2,6 +2,7 @@ import * as z from 'zod/mini'
 import type { UpstreamProvider } from '../upstream/provider'
 import { versionProblem } from '../upstream/kind'
 import { anthropicEntrySchema } from '../upstream/anthropic/kind'
+import { bedrockEntrySchema } from '../upstream/bedrock/kind'
 import { geminiEntrySchema } from '../upstream/gemini/kind'
 import { mockEntrySchema } from '../upstream/mock/kind'
 import { openaiEntrySchema, openaiEntryShape } from '../upstream/openai/kind'
@@ -57,6 +58,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     openai: openaiEntrySchema(),
     anthropic: anthropicEntrySchema(),
     gemini: geminiEntrySchema(),
+    bedrock: bedrockEntrySchema(),
     mock: mockEntrySchema(),
   }
   type BuiltInEntry = z.output<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>

@@ -1,4 +1,5 @@
 import { anthropicKind } from './anthropic/kind'
+import { bedrockKind } from './bedrock/kind'
 import { geminiKind } from './gemini/kind'
 import { kindProblem, type UpstreamKind, type UpstreamKindIssue } from './kind'
 import { mockKind } from './mock/kind'
@@ -9,6 +10,7 @@ export const builtInKinds: readonly UpstreamKind<any>[] = [
   openaiKind,
   anthropicKind,
   geminiKind,
+  bedrockKind,
   mockKind,
 ]
 

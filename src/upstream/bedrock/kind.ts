@@ -1,0 +1,136 @@
+import * as z from 'zod/mini'
+import { checkAlways } from '../../internal/check-always'
+import { upstreamSelectionShape } from '../entry-shape'
+import { createHttpProvider } from '../http-provider'
+import type { UpstreamKind, UpstreamKindSchema } from '../kind'
+import type { PreparedRequest } from '../prepared-request'
+import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from '../provider'
+import { prepareInvokeBody } from './anthropic-body'
+import { withBedrockAnswers } from './bedrock-answer'
+import { normaliseBedrockError } from './bedrock-errors'
+import { readBedrockStream, type BedrockApi } from './bedrock-stream'
+import { bedrockBaseUrl } from './endpoint'
+import { bedrockWire } from './wire'
+
+/** An AWS region name: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `ap-southeast-4`. */
+const regionPattern = /^[a-z]{2}(?:-[a-z]+)+-\d+$/
+
+/** The schema of a `{ "provider": "bedrock", … }` entry. */
+export function bedrockEntrySchema() {
+  const secret = () => z.optional(z.string().check(z.minLength(1, 'expected a non-empty value')))
+  return z
+    .strictObject({
+      provider: z.literal('bedrock'),
+      id: z.optional(z.string().check(z.minLength(1))),
+      region: z
+        .string({ error: 'a bedrock upstream needs its AWS "region" (for example "us-east-1")' })
+        .check(z.regex(regionPattern, 'expected an AWS region such as "us-east-1"')),
+      baseUrl: z.optional(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' })),
+      accessKeyId: secret(),
+      secretAccessKey: secret(),
+      sessionToken: secret(),
+      apiKey: secret(),
+      roleArn: z.optional(
+        z
+          .string()
+          .check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'expected an IAM role ARN')),
+      ),
+      weight: z.optional(z.number().check(z.positive())),
+      ...upstreamSelectionShape(),
+    })
+    .check(
+      z.superRefine(
+        (entry, context) => {
+          for (const [path, message] of credentialProblems(entry)) {
+            context.addIssue({ code: 'custom', path: [path], message, input: entry })
+          }
+        },
+        { when: checkAlways },
+      ),
+    )
+}
+
+/** A `bedrock` entry, checked. */
+export type BedrockEntry = z.output<ReturnType<typeof bedrockEntrySchema>>
+
+type CredentialFields = Partial<
+  Record<'accessKeyId' | 'secretAccessKey' | 'sessionToken' | 'apiKey' | 'roleArn', unknown>
+>
+
+/** Credentials given twice or half: each problem at the field it names. */
+function credentialProblems(entry: CredentialFields): [string, string][] {
+  const problems: [string, string][] = []
+  const has = (field: keyof CredentialFields) => entry[field] !== undefined
+  if (has('apiKey') && (has('accessKeyId') || has('secretAccessKey') || has('sessionToken'))) {
+    problems.push([
+      'apiKey',
+      'give either "apiKey" (a Bedrock API key) or "accessKeyId" and "secretAccessKey", not both',
+    ])
+  }
+  if (has('apiKey') && has('roleArn')) {
+    problems.push(['roleArn', '"roleArn" is assumed with AWS credentials, not with an "apiKey"'])
+  }
+  if (has('accessKeyId') && !has('secretAccessKey')) {
+    problems.push(['secretAccessKey', '"accessKeyId" needs its "secretAccessKey"'])
+  }
+  if (!has('accessKeyId') && (has('secretAccessKey') || has('sessionToken'))) {
+    problems.push([
+      'accessKeyId',
+      `"${has('secretAccessKey') ? 'secretAccessKey' : 'sessionToken'}" needs its "accessKeyId"`,
+    ])
+  }
+  return problems
+}
+
+/**
+ * AWS Bedrock Runtime: Claude over InvokeModel in an `anthropic` group, every other model over
+ * the Converse API in a `converse` group. Calls are signed with SigV4 (or carry a Bedrock API
+ * key), streams arrive in AWS's binary event stream and are read as the family's SSE, and AWS's
+ * errors are put in the family's shape. See docs/aws-bedrock.md.
+ */
+export const bedrockKind: UpstreamKind<BedrockEntry> = {
+  specificationVersion: upstreamSpecificationVersion,
+  name: 'bedrock',
+  protocols: ['anthropic'],
+  schema: () => bedrockEntrySchema() as UpstreamKindSchema<BedrockEntry>,
+  create: (settings, context) =>
+    createBedrockUpstream(settings, context.id, context.protocol, context.fetch),
+}
+
+/** The upstream of a `bedrock` entry. */
+function createBedrockUpstream(
+  settings: BedrockEntry,
+  id: string,
+  protocol: UpstreamProvider['protocol'],
+  fetch: typeof globalThis.fetch | undefined,
+): UpstreamProvider {
+  const api: BedrockApi = protocol === 'anthropic' ? 'invoke' : 'converse'
+  return withBedrockAnswers(
+    createHttpProvider({
+      id,
+      protocol,
+      baseUrl: bedrockBaseUrl(settings),
+      apiKey: settings.apiKey,
+      weight: settings.weight,
+      maxConcurrent: settings.maxConcurrent,
+      fetch,
+      wire: bedrockWire(api),
+      prepare: (request, call) => prepareBedrock(request, call, api),
+      readStream: (answer) => readBedrockStream(answer, api, protocol),
+      normaliseError: (body, status) => normaliseBedrockError(body, status, protocol),
+    }),
+  )
+}
+
+/** The request as Bedrock takes it: its stream `accept`, and a Claude body as InvokeModel wants it. */
+function prepareBedrock(
+  request: PreparedRequest,
+  call: UpstreamCall,
+  api: BedrockApi,
+): PreparedRequest {
+  // Bedrock answers a stream in its binary event stream, whatever is asked: say so.
+  request.headers['accept'] = call.stream
+    ? 'application/vnd.amazon.eventstream'
+    : 'application/json' // lookup-safe: a prototype-less record
+  return api === 'invoke' ? prepareInvokeBody(request, call) : request
+}
