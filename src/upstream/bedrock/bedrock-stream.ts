@@ -67,14 +67,12 @@ export function readBedrockStream(
         }
         let text = ''
         try {
-          for (const message of decoder.push(next.value)) {
+          decoder.push(next.value, (message) => {
+            if (failure !== undefined) return
             const kind = stringHeader(message, ':message-type') ?? 'event'
-            if (kind !== 'event') {
-              fail(exceptionOf(message, kind, protocol))
-              break
-            }
-            text += api === 'invoke' ? invokeEvent(message) : converseEvent(message)
-          }
+            if (kind !== 'event') fail(exceptionOf(message, kind, protocol))
+            else text += api === 'invoke' ? invokeEvent(message) : converseEvent(message)
+          })
         } catch (error) {
           fail(
             GatewayError.isInstance(error)

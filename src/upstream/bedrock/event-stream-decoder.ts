@@ -44,8 +44,11 @@ export type EventStreamDecoderOptions = {
 
 /** Decodes frames from chunks split anywhere. */
 export type EventStreamDecoder = {
-  /** Feeds the next chunk; returns the frames it completed, in order. */
-  push(chunk: Uint8Array): EventStreamMessage[]
+  /**
+   * Feeds the next chunk; returns the frames it completed, in order, or hands each to `each` as
+   * it is decoded (then the frames before a bad one are handled before the throw).
+   */
+  push(chunk: Uint8Array, each?: (message: EventStreamMessage) => void): EventStreamMessage[]
   /** True while part of a frame is held: the stream must not end here. */
   readonly pending: boolean
 }
@@ -71,8 +74,9 @@ export function createEventStreamDecoder(
     get pending() {
       return held > 0
     },
-    push(chunk) {
+    push(chunk, each) {
       const messages: EventStreamMessage[] = []
+      const emit = each ?? ((message: EventStreamMessage) => void messages.push(message))
       let input = chunk
       // Complete the held frame first, copying only what it still needs: its prelude, then the
       // rest of the length the prelude gives.
@@ -84,7 +88,7 @@ export function createEventStreamDecoder(
         held += take
         input = input.subarray(take)
         if (held >= preludeBytes && held === frameLength(buffer, maxFrameBytes)) {
-          messages.push(decodeFrame(buffer.subarray(0, held)))
+          emit(decodeFrame(buffer.subarray(0, held)))
           held = 0
           buffer = new Uint8Array(0)
         }
@@ -95,7 +99,7 @@ export function createEventStreamDecoder(
       while (input.length - offset >= preludeBytes) {
         const total = frameLength(input.subarray(offset), maxFrameBytes)
         if (input.length - offset < total) break
-        messages.push(decodeFrame(input.subarray(offset, offset + total)))
+        emit(decodeFrame(input.subarray(offset, offset + total)))
         offset += total
       }
       if (offset < input.length) {
