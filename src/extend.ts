@@ -83,3 +83,20 @@ export type { ProbeCheck } from './observability/probes'
 
 // Helpers the plug-in interfaces' signatures use
 export type { MaybePromise } from './internal/maybe-promise'
+
+// Short-lived cloud credentials: the cache every cloud upstream kind shares, and renewal
+export {
+  createCredentialCache,
+  defaultRefreshMarginMs,
+} from './upstream/credentials/credential-cache'
+export type {
+  CredentialCache,
+  CredentialCacheOptions,
+  CredentialSource,
+  ExpiringCredential,
+} from './upstream/credentials/credential-cache'
+export type {
+  AwsCredentials,
+  CloudCredentialChains,
+} from './upstream/credentials/cloud-credentials'
+export type { CredentialRenewal } from './upstream/prepared-request'

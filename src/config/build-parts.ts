@@ -13,7 +13,7 @@ import {
 } from '../upstream/kind-registry'
 import type { UpstreamProvider } from '../upstream/provider'
 import { isBuiltIn } from './kind-checks'
-import { GatewayConfigError } from './parse-config'
+import { GatewayConfigError, readProcessEnv } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
 
 type GroupConfig = NonNullable<ValidGatewayConfig['groups']>[number]
@@ -77,7 +77,14 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
       const checked = isBuiltIn(kind.name)
         ? settings
         : (checkKindSettings(kind, settings) as { value?: unknown }).value
-      const context = { id, protocol: group.protocol, fetch: config.fetch, now }
+      const context = {
+        id,
+        protocol: group.protocol,
+        fetch: config.fetch,
+        now,
+        env: config.env ?? readProcessEnv(),
+        cloudCredentials: config.cloudCredentials,
+      }
       const provider = kind.create(checked, context)
       const problem = versionProblem(
         `the provider the "${kind.name}" kind built`,

@@ -220,6 +220,11 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'The `fetch` upstream calls are made with; the CLI uses one over `node:http`.',
     'globalThis.fetch',
   ),
+  cloudCredentials: codeOnly(
+    '{ aws?, google?, azure? }',
+    "The runtime's default cloud credential chains, for a Bedrock, Vertex AI or Azure upstream that gives no credentials of its own; on Node, `nodeCloudCredentials()` from `model-gateway/node` (the CLI passes it).",
+    'none',
+  ),
   hashKey: codeOnly(
     '(secret) => string | Promise<string>',
     'Hashes presented keys to hex SHA-256; on Node, `serveGateway` and `toNodeHandler` use `node:crypto`.',

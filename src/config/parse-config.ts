@@ -55,7 +55,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** `process.env` where the runtime has one (Node, Bun, Deno); Workers pass `env` explicitly. */
-function readProcessEnv(): Readonly<Record<string, unknown>> {
+export function readProcessEnv(): Readonly<Record<string, unknown>> {
   const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } })
     .process
   return processLike?.env ?? {}

@@ -1,3 +1,4 @@
+import type { CloudCredentialChains } from '../upstream/credentials/cloud-credentials'
 import * as z from 'zod/mini'
 import type { KeyHasher } from '../auth/hash-key'
 import type { KeyStore } from '../auth/key-store'
@@ -126,6 +127,18 @@ function buildConfigSchemas() {
       // Workers pass their `env` whole: KV, D1 and service bindings sit beside the string variables.
       env: z.optional(z.record(z.string(), z.unknown())),
       fetch: z.optional(fn<typeof fetch>('a fetch')),
+      /** The runtime's cloud credential chains (`nodeCloudCredentials()` on Node). */
+      cloudCredentials: z.optional(
+        z.custom<CloudCredentialChains>(
+          (value) =>
+            typeof value === 'object' &&
+            value !== null &&
+            Object.values(value).every(
+              (chain) => chain === undefined || typeof chain === 'function',
+            ),
+          'expected an object of credential chain functions ({ aws?, google?, azure? })',
+        ),
+      ),
       hashKey: z.optional(fn<KeyHasher>('a key hash')),
       generateId: z.optional(fn<() => string>('an id')),
       now: z.optional(fn<() => number>('a clock')),

@@ -4,7 +4,8 @@ import type { CallSignal } from '../internal/call-signal'
 import { headerRecordOf } from './call-headers'
 import { familyWire } from './family-wire'
 import type { HttpWire } from './http-wire'
-import type { PreparedRequest, PrepareHook, SignHook } from './prepared-request'
+import type { CredentialRenewal, PreparedRequest, PrepareHook, SignHook } from './prepared-request'
+import { answerBody, responseBody, sendRenewing } from './renew-once'
 import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from './provider'
 import { directFetchOf, upstreamAnswerKey, type UpstreamAnswer } from './upstream-answer'
 
@@ -39,6 +40,11 @@ export type HttpProviderOptions = {
   prepare?: PrepareHook | undefined
   /** Signs each prepared request, the last step before it is sent (see `SignHook`). */
   sign?: SignHook | undefined
+  /**
+   * Renews a credential an answer refused (401 or 403 saying it expired) and sends the call once
+   * more (see `CredentialRenewal`): for a kind whose `sign` hook uses a short-lived credential.
+   */
+  renewal?: CredentialRenewal | undefined
   /** Reads a stream that is not SSE (see `UpstreamProvider.readStream`). */
   readStream?: UpstreamProvider['readStream']
   /** Maps the upstream's error bodies to its family's shape (see `UpstreamProvider.normaliseError`). */
@@ -67,7 +73,7 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const direct = directFetchOf(options.fetch)
   const wire = options.wire ?? familyWire(options.protocol)
-  const { prepare: adjust, sign } = options
+  const { prepare: adjust, sign, renewal } = options
   const pool =
     options.apiKeys !== undefined && options.apiKeys.length > 0 ? options.apiKeys : undefined
   const extraHeaders =
@@ -106,6 +112,17 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
   const signed = async (call: UpstreamCall): Promise<PreparedRequest> =>
     sign === undefined ? prepare(call) : lowerCased(await sign(prepare(call), call))
 
+  const fetchPrepared = (request: PreparedRequest, call: UpstreamCall): Promise<Response> =>
+    doFetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: call.signal,
+      // A redirect would carry the upstream key and the prompt to wherever it points (fetch
+      // keeps `x-api-key` and `x-goog-api-key` across origins); a 3xx is answered as a 502.
+      redirect: 'manual',
+    })
+
   const provider: UpstreamProvider = {
     id: options.id,
     protocol: options.protocol,
@@ -115,16 +132,12 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     credentials: pool?.map((key) => maskKey(key) ?? 'sk-…'),
     maxConcurrent: options.maxConcurrent,
     async send(call: UpstreamCall) {
-      const request = await signed(call)
-      return doFetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: call.signal,
-        // A redirect would carry the upstream key and the prompt to wherever it points (fetch
-        // keeps `x-api-key` and `x-goog-api-key` across origins); a 3xx is answered as a 502.
-        redirect: 'manual',
-      })
+      if (renewal === undefined) return fetchPrepared(await signed(call), call)
+      const once = async () => {
+        const request = await signed(call)
+        return { request, answer: await fetchPrepared(request, call) }
+      }
+      return sendRenewing(once, renewal, responseBody)
     },
     ...(options.readStream === undefined ? {} : { readStream: options.readStream }),
     ...(options.normaliseError === undefined ? {} : { normaliseError: options.normaliseError }),
@@ -159,22 +172,29 @@ export function createHttpProvider(options: HttpProviderOptions): UpstreamProvid
     })
   return Object.assign(provider, {
     [upstreamAnswerKey]: (call: UpstreamCall, signal: CallSignal) => {
-      if (sign === undefined) return sendDirect(prepare(call), signal)
-      return signed(call).then((request) => sendDirect(request, signal))
+      if (sign === undefined && renewal === undefined) return sendDirect(prepare(call), signal)
+      const once = async () => {
+        const request = await signed(call)
+        return { request, answer: await sendDirect(request, signal) }
+      }
+      if (renewal === undefined) return once().then((sent) => sent.answer)
+      return sendRenewing(once, renewal, answerBody)
     },
   })
 }
 
 /**
  * The request with every header name in lower case, in a fresh prototype-less record; of two
- * spellings of one name, the later one set wins (a signer's over the gateway's).
+ * spellings of one name, the later one set wins (a signer's over the gateway's). The request
+ * object itself is kept, so that a kind may know the request it signed when it is refused.
  */
 function lowerCased(request: PreparedRequest): PreparedRequest {
   const headers: Record<string, string> = Object.create(null)
   for (const [name, value] of Object.entries(request.headers)) {
     headers[name.toLowerCase()] = value // lookup-safe: a prototype-less record
   }
-  return { ...request, headers }
+  request.headers = headers
+  return request
 }
 
 /** Header names whose values are credentials, whatever they look like. */

@@ -1,5 +1,6 @@
 import type { ProtocolName } from '../protocols/protocol-name'
 import { stringOf } from '../internal/json'
+import type { CloudCredentialChains } from './credentials/cloud-credentials'
 import { upstreamSpecificationVersion, type UpstreamProvider } from './provider'
 
 /**
@@ -36,6 +37,17 @@ export type UpstreamKindContext = {
   fetch?: typeof fetch | undefined
   /** The gateway's clock. */
   now: () => number
+  /**
+   * Where the kind reads environment variables (an endpoint override such as
+   * `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`): the config's `env`, else `process.env` where the runtime
+   * has one, else nothing. Never read for secrets a config entry did not name.
+   */
+  env?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * The runtime's default cloud credential chains, for an entry that gives no credentials (the
+   * config's `cloudCredentials`; on Node, `nodeCloudCredentials()`).
+   */
+  cloudCredentials?: CloudCredentialChains | undefined
 }
 
 /**

@@ -29,3 +29,17 @@ export type SignHook = (
   request: PreparedRequest,
   call: UpstreamCall,
 ) => PreparedRequest | Promise<PreparedRequest>
+
+/**
+ * How an upstream whose credential expires renews it when an answer refuses it: the clouds' tokens
+ * can expire or be revoked between the cache's check and the cloud's. An answer of 401 or 403 is
+ * read (its body is small) and offered to `refused`; when it says the credential was refused,
+ * `renew` is called with the request that was sent (to forget the credential it carried), and the
+ * call is prepared, signed and sent once more. A second refusal is the answer.
+ */
+export type CredentialRenewal = {
+  /** Whether a 401 or 403 answer with this body refused the credential itself. */
+  refused(status: number, body: string): boolean
+  /** Forgets the credential `sent` carried, so that the next signing fetches a fresh one. */
+  renew(sent: PreparedRequest): void | Promise<void>
+}

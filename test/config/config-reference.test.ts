@@ -92,6 +92,7 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
       'upstreamSelector',
       'circuitStore',
       'fetch',
+      'cloudCredentials',
       'hashKey',
       'generateId',
       'now',
