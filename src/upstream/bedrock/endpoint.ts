@@ -12,25 +12,25 @@ export type BedrockEndpointSettings = { region: string; baseUrl?: string | undef
  * own override variables, as the AWS SDKs read them (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, then
  * `AWS_ENDPOINT_URL`, both ignored when `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`); else
  * `https://bedrock-runtime.{region}.amazonaws.com`. The variables are read once, when the
- * upstream is built, through `globalThis.process` where the runtime has one (Workers have none).
+ * upstream is built, from the kind context's `env` (the config's `env`, else `process.env` where
+ * the runtime has one).
  *
  * @see https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html
  */
-export function bedrockBaseUrl(settings: BedrockEndpointSettings): string {
+export function bedrockBaseUrl(
+  settings: BedrockEndpointSettings,
+  env: Readonly<Record<string, unknown>> = {},
+): string {
   if (settings.baseUrl !== undefined) return settings.baseUrl.replace(/\/+$/, '')
-  const env = runtimeEnv()
-  if (env['AWS_IGNORE_CONFIGURED_ENDPOINT_URLS']?.toLowerCase() !== 'true') {
-    const configured = env['AWS_ENDPOINT_URL_BEDROCK_RUNTIME'] || env['AWS_ENDPOINT_URL']
-    if (configured !== undefined && configured !== '') return configured.replace(/\/+$/, '')
+  const variable = (name: string) => {
+    const value = env[name] // lookup-safe: read-only, a missing or inherited name is no string
+    return typeof value === 'string' && value !== '' ? value : undefined
+  }
+  if (variable('AWS_IGNORE_CONFIGURED_ENDPOINT_URLS')?.toLowerCase() !== 'true') {
+    const configured = variable('AWS_ENDPOINT_URL_BEDROCK_RUNTIME') ?? variable('AWS_ENDPOINT_URL')
+    if (configured !== undefined) return configured.replace(/\/+$/, '')
   }
   return `https://bedrock-runtime.${settings.region}.amazonaws.com`
-}
-
-/** The process environment where the runtime has one (Node, Bun, Deno), else none. */
-function runtimeEnv(): Readonly<Record<string, string | undefined>> {
-  const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } })
-    .process
-  return processLike?.env ?? {}
 }
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod/mini'
 import { checkAlways } from '../../internal/check-always'
 import { upstreamSelectionShape } from '../entry-shape'
 import { createHttpProvider } from '../http-provider'
-import type { UpstreamKind, UpstreamKindSchema } from '../kind'
+import type { UpstreamKind, UpstreamKindContext, UpstreamKindSchema } from '../kind'
 import type { PreparedRequest } from '../prepared-request'
 import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from '../provider'
 import { prepareInvokeBody } from './anthropic-body'
@@ -93,23 +93,21 @@ export const bedrockKind: UpstreamKind<BedrockEntry> = {
   name: 'bedrock',
   protocols: ['anthropic'],
   schema: () => bedrockEntrySchema() as UpstreamKindSchema<BedrockEntry>,
-  create: (settings, context) =>
-    createBedrockUpstream(settings, context.id, context.protocol, context.fetch),
+  create: (settings, context) => createBedrockUpstream(settings, context),
 }
 
 /** The upstream of a `bedrock` entry. */
 function createBedrockUpstream(
   settings: BedrockEntry,
-  id: string,
-  protocol: UpstreamProvider['protocol'],
-  fetch: typeof globalThis.fetch | undefined,
+  context: UpstreamKindContext,
 ): UpstreamProvider {
+  const { id, protocol, fetch } = context
   const api: BedrockApi = protocol === 'anthropic' ? 'invoke' : 'converse'
   return withBedrockAnswers(
     createHttpProvider({
       id,
       protocol,
-      baseUrl: bedrockBaseUrl(settings),
+      baseUrl: bedrockBaseUrl(settings, context.env),
       apiKey: settings.apiKey,
       weight: settings.weight,
       maxConcurrent: settings.maxConcurrent,
