@@ -175,7 +175,7 @@ function decodeHeaders(
     need(1)
     const nameLength = frame[at]!
     need(1 + nameLength + 1)
-    const name = utf8.decode(frame.subarray(at + 1, at + 1 + nameLength))
+    const name = text(frame, at + 1, at + 1 + nameLength)
     const type = frame[at + 1 + nameLength]!
     at += 2 + nameLength
     let value: EventStreamHeaderValue
@@ -212,7 +212,7 @@ function decodeHeaders(
         const length = view.getUint16(at)
         need(2 + length)
         const bytes = frame.subarray(at + 2, at + 2 + length)
-        value = type === 7 ? utf8.decode(bytes) : bytes
+        value = type === 7 ? text(frame, at + 2, at + 2 + length) : bytes
         at += 2 + length
         break
       }
@@ -227,4 +227,19 @@ function decodeHeaders(
     headers[name] = value // lookup-safe: a prototype-less record
   }
   return headers
+}
+
+/**
+ * The UTF-8 text of `frame[start..end)`. Header names and values are short ASCII (`:event-type`,
+ * `chunk`): read without a `TextDecoder` call, which costs more than the whole CRC of a frame.
+ */
+function text(frame: Uint8Array, start: number, end: number): string {
+  if (end - start > 64) return utf8.decode(frame.subarray(start, end))
+  let ascii = ''
+  for (let at = start; at < end; at++) {
+    const byte = frame[at]!
+    if (byte >= 0x80) return utf8.decode(frame.subarray(start, end))
+    ascii += String.fromCharCode(byte)
+  }
+  return ascii
 }
