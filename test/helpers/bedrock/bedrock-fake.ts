@@ -45,6 +45,7 @@ export type BedrockFakeOptions = {
 export async function startBedrockFake(options: BedrockFakeOptions) {
   const calls: BedrockCall[] = []
   const streamModes: StreamMode[] = []
+  const httpErrors: { status: number; errorType: string; message: string }[] = []
   /** Prompt prefixes already cached (for `cache_control`'s read and write tokens). */
   const cached = new Set<string>()
   const server = createServer((request, response) => {
@@ -69,6 +70,10 @@ export async function startBedrockFake(options: BedrockFakeOptions) {
     const refused = authProblem(received, options)
     if (refused !== undefined)
       return awsError(response, refused.status, refused.errorType, refused.message)
+    const scripted = httpErrors.shift()
+    if (scripted !== undefined) {
+      return awsError(response, scripted.status, scripted.errorType, scripted.message)
+    }
     const route =
       /^\/model\/([^/?]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/.exec(
         received.target,
@@ -260,6 +265,9 @@ export async function startBedrockFake(options: BedrockFakeOptions) {
     calls,
     /** Scripts the next streams' answers, in order. */
     nextStreams: (...modes: StreamMode[]) => void streamModes.push(...modes),
+    /** Scripts the next answers as AWS errors (after the request's authentication), in order. */
+    nextErrors: (...errors: { status: number; errorType: string; message: string }[]) =>
+      void httpErrors.push(...errors),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

@@ -43,6 +43,12 @@ beforeAll(async () => {
           upstreams: [bedrock('bedrock-a'), bedrock('bedrock-b')],
         },
         {
+          id: 'pair2',
+          protocol: 'anthropic',
+          models: [{ name: 'claude-pair2', upstreamModel: profileId }],
+          upstreams: [bedrock('bedrock-c'), bedrock('bedrock-d')],
+        },
+        {
           id: 'refused',
           protocol: 'anthropic',
           models: [{ name: 'claude-refused', upstreamModel: profileId }],
@@ -377,5 +383,50 @@ describe('Bedrock exceptions in the stream', () => {
       }));
     })().catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(Error)
+  })
+})
+
+describe("Bedrock's HTTP errors", () => {
+  it('fails over on a ThrottlingException answer', async () => {
+    fake.nextErrors({
+      status: 429,
+      errorType: 'ThrottlingException',
+      message: 'Too many requests, please wait before trying again.',
+    })
+    const message = await anthropic().messages.create({
+      model: 'claude-pair2',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })
+    expect(message.stop_reason).toBe('end_turn')
+    expect(events.at(-1)?.attempts?.map((attempt) => attempt.status)).toEqual([429, 200])
+  })
+
+  it("gives an openai client Bedrock's validation error in OpenAI's shape, the AWS code leading", async () => {
+    fake.nextErrors({
+      status: 400,
+      errorType: 'ValidationException',
+      message:
+        'The model returned the following errors: messages: at least one message is required',
+    })
+    const refused = await openai()
+      .chat.completions.create({
+        model: 'claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'Hi' }],
+      })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((refused as Error).message).toContain(
+      'ValidationException: The model returned the following errors',
+    )
+  })
+
+  it('counts tokens for the @google/genai SDK through CountTokens', async () => {
+    const counted = await genai().models.countTokens({
+      model: 'claude-sonnet-4-5',
+      contents: 'Count me please',
+    })
+    expect(counted.totalTokens).toBeGreaterThan(0)
+    expect(lastCall().operation).toBe('count-tokens')
   })
 })
