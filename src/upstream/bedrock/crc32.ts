@@ -1,5 +1,5 @@
 /**
- * CRC-32 (IEEE 802.3, the zlib one: reflected polynomial 0xEDB88320) of a byte range, which AWS's
+ * CRC32 (IEEE 802.3, the zlib one: reflected polynomial 0xEDB88320) of a byte range, which AWS's
  * event-stream frames carry twice (prelude and message). Slicing-by-8: eight 256-entry tables,
  * built once on first use, take eight bytes per step (about four times the byte-at-a-time
  * table's speed, which made the CRC most of a stream's decoding cost). `crc32("123456789")` is
@@ -29,7 +29,7 @@ function buildTables(): Int32Array {
   return built
 }
 
-/** The CRC-32 of `bytes[start..end)`, as an unsigned 32-bit number. */
+/** The CRC32 of `bytes[start..end)`, as an unsigned 32-bit number. */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   const t = (tables ??= buildTables())
   let crc = -1
