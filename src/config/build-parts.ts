@@ -5,6 +5,7 @@ import { createMemoryKeyStore, type HashedKey } from '../auth/memory-key-store'
 import { maskKey } from '../auth/mask-key'
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { createStaticGroupRegistry } from '../routing/static-group-registry'
+import { AwsCredentialsConfigError } from '../upstream/aws/aws-credential-problems'
 import { versionProblem } from '../upstream/kind'
 import {
   checkKindSettings,
@@ -85,13 +86,22 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
         env: config.env ?? readProcessEnv(),
         cloudCredentials: config.cloudCredentials,
       }
-      const provider = kind.create(checked, context)
+      const path = `groups[${groupIndex}].upstreams[${index}]`
+      let provider: UpstreamProvider
+      try {
+        provider = kind.create(checked, context)
+      } catch (error) {
+        // Credentials the runtime cannot supply (no AWS chain on Workers) are known only here.
+        if (!(error instanceof AwsCredentialsConfigError)) throw error
+        throw new GatewayConfigError(
+          error.problems.map(({ field, message }) => ({ path: `${path}.${field}`, message })),
+        )
+      }
       const problem = versionProblem(
         `the provider the "${kind.name}" kind built`,
         provider.specificationVersion ?? 1,
       )
       if (problem !== undefined) {
-        const path = `groups[${groupIndex}].upstreams[${index}]`
         throw new GatewayConfigError([{ path, message: problem }])
       }
       return provider

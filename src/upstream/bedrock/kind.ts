@@ -1,5 +1,8 @@
 import * as z from 'zod/mini'
 import { checkAlways } from '../../internal/check-always'
+import { createAwsAuth } from '../aws/aws-auth'
+import { awsCredentialProblems } from '../aws/aws-credential-problems'
+import type { AwsCredentialCallback } from '../aws/aws-credential-sources'
 import { upstreamSelectionShape } from '../entry-shape'
 import { createHttpProvider } from '../http-provider'
 import type { UpstreamKind, UpstreamKindContext, UpstreamKindSchema } from '../kind'
@@ -35,14 +38,23 @@ export function bedrockEntrySchema() {
           .string()
           .check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'expected an IAM role ARN')),
       ),
+      /** Code only: a callback that fetches AWS credentials (refreshed before they expire). */
+      credentials: z.optional(
+        z.custom<AwsCredentialCallback>(
+          (value) => typeof value === 'function',
+          'expected a function returning AWS credentials',
+        ),
+      ),
       weight: z.optional(z.number().check(z.positive())),
       ...upstreamSelectionShape(),
     })
     .check(
       z.superRefine(
         (entry, context) => {
-          for (const [path, message] of credentialProblems(entry)) {
-            context.addIssue({ code: 'custom', path: [path], message, input: entry })
+          // Empty values and a missing region are the fields' own issues.
+          for (const { field, message } of awsCredentialProblems(entry)) {
+            if (field === 'region' || message.endsWith('is empty')) continue
+            context.addIssue({ code: 'custom', path: [field], message, input: entry })
           }
         },
         { when: checkAlways },
@@ -52,35 +64,6 @@ export function bedrockEntrySchema() {
 
 /** A `bedrock` entry, checked. */
 export type BedrockEntry = z.output<ReturnType<typeof bedrockEntrySchema>>
-
-type CredentialFields = Partial<
-  Record<'accessKeyId' | 'secretAccessKey' | 'sessionToken' | 'apiKey' | 'roleArn', unknown>
->
-
-/** Credentials given twice or half: each problem at the field it names. */
-function credentialProblems(entry: CredentialFields): [string, string][] {
-  const problems: [string, string][] = []
-  const has = (field: keyof CredentialFields) => entry[field] !== undefined
-  if (has('apiKey') && (has('accessKeyId') || has('secretAccessKey') || has('sessionToken'))) {
-    problems.push([
-      'apiKey',
-      'give either "apiKey" (a Bedrock API key) or "accessKeyId" and "secretAccessKey", not both',
-    ])
-  }
-  if (has('apiKey') && has('roleArn')) {
-    problems.push(['roleArn', '"roleArn" is assumed with AWS credentials, not with an "apiKey"'])
-  }
-  if (has('accessKeyId') && !has('secretAccessKey')) {
-    problems.push(['secretAccessKey', '"accessKeyId" needs its "secretAccessKey"'])
-  }
-  if (!has('accessKeyId') && (has('secretAccessKey') || has('sessionToken'))) {
-    problems.push([
-      'accessKeyId',
-      `"${has('secretAccessKey') ? 'secretAccessKey' : 'sessionToken'}" needs its "accessKeyId"`,
-    ])
-  }
-  return problems
-}
 
 /**
  * AWS Bedrock Runtime: Claude over InvokeModel in an `anthropic` group, every other model over
@@ -103,12 +86,16 @@ function createBedrockUpstream(
 ): UpstreamProvider {
   const { id, protocol, fetch } = context
   const api: BedrockApi = protocol === 'anthropic' ? 'invoke' : 'converse'
+  // SigV4 (or a Bedrock API key's bearer header) over the request exactly as it is sent.
+  const auth = createAwsAuth(settings, context, { service: 'bedrock' })
   return withBedrockAnswers(
     createHttpProvider({
       id,
       protocol,
       baseUrl: bedrockBaseUrl(settings, context.env),
-      apiKey: settings.apiKey,
+      sign: auth.sign,
+      secrets: auth.secrets,
+      renewal: auth.renewal,
       weight: settings.weight,
       maxConcurrent: settings.maxConcurrent,
       fetch,

@@ -39,41 +39,48 @@ describe('a bedrock upstream entry', () => {
   })
 
   it('refuses credentials given twice or by half, at the field', () => {
-    const twice = configError(
-      config({
-        provider: 'bedrock',
-        region: 'us-east-1',
-        apiKey: 'k',
-        accessKeyId: 'AKID',
-        secretAccessKey: 's',
-      }),
+    const entry = (fields: object) =>
+      config({ provider: 'bedrock', region: 'us-east-1', ...fields })
+    expect(
+      configError(entry({ apiKey: 'k', accessKeyId: 'AKID', secretAccessKey: 's' })).message,
+    ).toContain(
+      'groups[0].upstreams[0].accessKeyId: accessKeyId given with apiKey: a Bedrock API key is sent alone as a bearer token, never with SigV4 credentials',
     )
-    expect(twice.message).toContain(
-      'groups[0].upstreams[0].apiKey: give either "apiKey" (a Bedrock API key) or "accessKeyId" and "secretAccessKey", not both',
+    expect(configError(entry({ accessKeyId: 'AKID' })).message).toContain(
+      'groups[0].upstreams[0].secretAccessKey: accessKeyId needs its secretAccessKey',
     )
-    const half = configError(
-      config({ provider: 'bedrock', region: 'us-east-1', accessKeyId: 'AKID' }),
+    expect(configError(entry({ sessionToken: 't' })).message).toContain(
+      'groups[0].upstreams[0].sessionToken: sessionToken is the session of accessKeyId/secretAccessKey',
     )
-    expect(half.message).toContain(
-      'groups[0].upstreams[0].secretAccessKey: "accessKeyId" needs its "secretAccessKey"',
-    )
-    const orphan = configError(
-      config({ provider: 'bedrock', region: 'us-east-1', sessionToken: 't' }),
-    )
-    expect(orphan.message).toContain(
-      'groups[0].upstreams[0].accessKeyId: "sessionToken" needs its "accessKeyId"',
-    )
-    const role = configError(
-      config({
-        provider: 'bedrock',
-        region: 'us-east-1',
-        apiKey: 'k',
-        roleArn: 'arn:aws:iam::123456789012:role/r',
-      }),
-    )
-    expect(role.message).toContain(
-      'groups[0].upstreams[0].roleArn: "roleArn" is assumed with AWS credentials, not with an "apiKey"',
-    )
+    expect(
+      configError(entry({ apiKey: 'k', roleArn: 'arn:aws:iam::123456789012:role/r' })).message,
+    ).toContain('groups[0].upstreams[0].roleArn: roleArn given with apiKey')
+  })
+
+  it('names accessKeyId when the entry gives no credentials and the runtime has no AWS chain', () => {
+    expect(configError(config({ provider: 'bedrock', region: 'us-east-1' })).issues).toEqual([
+      {
+        path: 'groups[0].upstreams[0].accessKeyId',
+        message: expect.stringMatching(
+          /^no AWS credentials: give accessKeyId\/secretAccessKey, apiKey or a credentials callback/,
+        ),
+      },
+    ])
+  })
+
+  it('takes a credentials callback in code', () => {
+    const credentials = async () => ({
+      accessKeyId: 'ASIAEXAMPLE',
+      secretAccessKey: 'secret',
+      sessionToken: 'token',
+    })
+    expect(() =>
+      createGateway(config({ provider: 'bedrock', region: 'us-east-1', credentials }) as never),
+    ).not.toThrow()
+    expect(
+      configError(config({ provider: 'bedrock', region: 'us-east-1', credentials: 'AKID' }))
+        .message,
+    ).toContain('groups[0].upstreams[0].credentials: expected a function returning AWS credentials')
   })
 
   it('refuses an unknown field and a group it does not serve', () => {

@@ -13,19 +13,25 @@ import { keys } from '../../helpers/gateway'
  * time). The model is an inference profile id with its `:0` version.
  */
 const apiKey = 'ABSKQmVkcm9ja0FQSUtleS1mYWtlLWtleS0wMTIzNDU2Nzg5'
+/** Temporary credentials the fake knows: its verifier recomputes every signature with them. */
+const credentials = {
+  accessKeyId: 'ASIAQNZGKEXAMPLE0001',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzEXAMPLEKEY',
+  sessionToken: 'IQoJb3JpZ2luX2VjEFakeSessionToken0123456789abcdefghijklmnopqrstuvwxyz',
+}
 const profileId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 let fake: Awaited<ReturnType<typeof startBedrockFake>>
 let served: Awaited<ReturnType<typeof serveGateway>>
 const events: RequestEvent[] = []
 
 beforeAll(async () => {
-  fake = await startBedrockFake({ region: 'us-east-1', apiKey, writeBytes: 37 })
-  const bedrock = (id: string, key = apiKey) => ({
+  fake = await startBedrockFake({ region: 'us-east-1', apiKey, credentials, writeBytes: 37 })
+  const bedrock = (id: string, auth: object = { apiKey }) => ({
     provider: 'bedrock' as const,
     id,
     region: 'us-east-1',
     baseUrl: fake.url,
-    apiKey: key,
+    ...auth,
   })
   served = await serveGateway(
     createGateway({
@@ -34,7 +40,7 @@ beforeAll(async () => {
           id: 'claude',
           protocol: 'anthropic',
           models: [{ name: 'claude-sonnet-4-5', upstreamModel: profileId }],
-          upstreams: [bedrock('bedrock-us')],
+          upstreams: [bedrock('bedrock-us', credentials)],
         },
         {
           id: 'pair',
@@ -52,7 +58,12 @@ beforeAll(async () => {
           id: 'refused',
           protocol: 'anthropic',
           models: [{ name: 'claude-refused', upstreamModel: profileId }],
-          upstreams: [bedrock('bedrock-bad-key', 'ABSKwrong-key-0123456789')],
+          upstreams: [
+            bedrock('bedrock-bad-key', {
+              ...credentials,
+              secretAccessKey: 'not-the-secret-0123456789',
+            }),
+          ],
         },
       ],
       keys: [{ key: keys.main }],
@@ -76,12 +87,15 @@ const genai = () => new GoogleGenAI({ apiKey: keys.main, httpOptions: { baseUrl:
 const lastCall = () => fake.calls.at(-1)!
 
 describe('Claude on Bedrock through the Anthropic SDK', () => {
-  it('calls InvokeModel with the body Bedrock wants, the profile id encoded once', async () => {
-    const message = await anthropic().messages.create({
-      model: 'claude-sonnet-4-5',
-      max_tokens: 256,
-      messages: [{ role: 'user', content: 'Hello' }],
-    })
+  it('calls InvokeModel signed, with the body Bedrock wants, the profile id encoded once', async () => {
+    const message = await anthropic().messages.create(
+      {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 256,
+        messages: [{ role: 'user', content: 'Hello' }],
+      },
+      { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+    )
     expect(message.content).toEqual([
       { type: 'text', text: 'Answer from claude-sonnet-4-5-20250929.' },
     ])
@@ -90,7 +104,21 @@ describe('Claude on Bedrock through the Anthropic SDK', () => {
     expect(call.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke')
     expect(call.body['anthropic_version']).toBe('bedrock-2023-05-31')
     expect(call.body).not.toHaveProperty('model')
-    expect(call.headers['authorization']).toBe(`Bearer ${apiKey}`)
+    // Signed with SigV4 (checked by the fake's own verifier), the session token signed too, and
+    // nothing the client sent among the signed headers.
+    expect(call.headers['authorization']).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=ASIAQNZGKEXAMPLE0001\/\d{8}\/us-east-1\/bedrock\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=[0-9a-f]{64}$/,
+    )
+    const signed = /SignedHeaders=([a-z0-9;-]+)/
+      .exec(call.headers['authorization']!)![1]!
+      .split(';')
+    expect(signed).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']))
+    expect(
+      signed.filter((name) => /^(traceparent|anthropic-|x-stainless|user-agent)/.test(name)),
+    ).toEqual([])
+    expect(call.headers['traceparent']).toBe(
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    )
   })
 
   it('moves the anthropic-beta header into the body and streams thinking with its signature and a tool call', async () => {
