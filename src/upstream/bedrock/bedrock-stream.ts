@@ -95,16 +95,30 @@ export function readBedrockStream(
 /** One InvokeModel `chunk`: the Anthropic event its base64 `bytes` carry, as SSE. */
 function invokeEvent(message: EventStreamMessage): string {
   if (stringHeader(message, ':event-type') !== 'chunk') return ''
-  const payload = parseObject(message.payload)
-  const bytes = payload?.['bytes']
-  if (typeof bytes !== 'string') throw malformed('A Bedrock chunk carries no bytes.')
-  const event = parseObject(base64Bytes(bytes))
+  const bytes = chunkBytes(message.payload)
+  if (bytes === undefined) throw malformed('A Bedrock chunk carries no bytes.')
+  const text = base64Text(bytes)
+  const event = parseJsonObject(text)
   const name = event?.['type']
   if (event === undefined || typeof name !== 'string' || !/^[a-z_]+$/.test(name)) {
     throw malformed('A Bedrock chunk does not carry an Anthropic event.')
   }
-  if (name === 'message_stop') delete event['amazon-bedrock-invocationMetrics']
-  return `event: ${name}\ndata: ${JSON.stringify(event)}\n\n`
+  // Parsed to be checked; written as AWS wrote it (one line of JSON) unless it must change.
+  if (name === 'message_stop' && 'amazon-bedrock-invocationMetrics' in event) {
+    delete event['amazon-bedrock-invocationMetrics']
+    return `event: ${name}\ndata: ${JSON.stringify(event)}\n\n`
+  }
+  const data = /[\r\n]/.test(text) ? JSON.stringify(event) : text
+  return `event: ${name}\ndata: ${data}\n\n`
+}
+
+/** A chunk payload's base64 `bytes` (`{"bytes":"…","p":"…"}`): read directly, else parsed. */
+function chunkBytes(payload: Uint8Array): string | undefined {
+  const text = utf8.decode(payload)
+  const direct = /^\{"bytes":"([A-Za-z0-9+/=]*)"[,}]/.exec(text)
+  if (direct !== null) return direct[1]
+  const bytes = parseJsonObject(text)?.['bytes']
+  return typeof bytes === 'string' ? bytes : undefined
 }
 
 /** One ConverseStream event frame, as SSE named by its event type. */
@@ -145,8 +159,12 @@ function stringHeader(message: EventStreamMessage, name: string): string | undef
 }
 
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  return parseJsonObject(utf8.decode(bytes))
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(utf8.decode(bytes))
+    const value: unknown = JSON.parse(text)
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined
@@ -155,16 +173,18 @@ function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   }
 }
 
-function base64Bytes(encoded: string): Uint8Array {
+/** The UTF-8 text base64 carries (an ASCII text, the most common, without a byte array). */
+function base64Text(encoded: string): string {
   let binary: string
   try {
     binary = atob(encoded)
   } catch {
     throw malformed('A Bedrock chunk carries bytes that are not base64.')
   }
+  if (!/[\x80-\xff]/.test(binary)) return binary
   const bytes = new Uint8Array(binary.length)
   for (let at = 0; at < binary.length; at++) bytes[at] = binary.charCodeAt(at)
-  return bytes
+  return utf8.decode(bytes)
 }
 
 function malformed(message: string): GatewayError {
