@@ -402,6 +402,25 @@ describe('Bedrock exceptions in the stream', () => {
     expect(String(failure)).toMatch(/throttlingException|Too many tokens/)
   })
 
+  it('reaches the openai SDK on the Responses API as an error', async () => {
+    midStream()
+    const stream = await openai().responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Hi',
+      stream: true,
+    })
+    const types: string[] = []
+    const failure = await (async () => {
+      for await (const event of stream) types.push(event.type)
+    })().catch((error: unknown) => error)
+    console.log('RESPONSES', types, String(failure))
+    // The stream never completes: it ends failed (or the SDK throws its error event).
+    expect(types).not.toContain('response.completed')
+    expect(
+      failure instanceof Error || types.includes('response.failed') || types.includes('error'),
+    ).toBe(true)
+  })
+
   it('reaches the @google/genai SDK as an error', async () => {
     midStream()
     const failure = await (async () => {
