@@ -20,6 +20,8 @@ const credentials = {
   sessionToken: 'IQoJb3JpZ2luX2VjEFakeSessionToken0123456789abcdefghijklmnopqrstuvwxyz',
 }
 const profileId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+const applicationProfileArn =
+  'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6'
 let fake: Awaited<ReturnType<typeof startBedrockFake>>
 let served: Awaited<ReturnType<typeof serveGateway>>
 const events: RequestEvent[] = []
@@ -39,7 +41,10 @@ beforeAll(async () => {
         {
           id: 'claude',
           protocol: 'anthropic',
-          models: [{ name: 'claude-sonnet-4-5', upstreamModel: profileId }],
+          models: [
+            { name: 'claude-sonnet-4-5', upstreamModel: profileId },
+            { name: 'claude-app-profile', upstreamModel: applicationProfileArn },
+          ],
           upstreams: [bedrock('bedrock-us', credentials)],
         },
         {
@@ -119,6 +124,21 @@ describe('Claude on Bedrock through the Anthropic SDK', () => {
     expect(call.headers['traceparent']).toBe(
       '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
     )
+  })
+
+  it('sends an ARN unchanged, encoded once, and signs it as AWS wants (streamed too)', async () => {
+    const message = await anthropic()
+      .messages.stream({
+        model: 'claude-app-profile',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Hi' }],
+      })
+      .finalMessage()
+    expect(message.content).toEqual([{ type: 'text', text: 'Answer from a1b2c3d4e5f6.' }])
+    expect(lastCall().path).toBe(
+      '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6/invoke-with-response-stream',
+    )
+    expect(lastCall().modelId).toBe(applicationProfileArn)
   })
 
   it('moves the anthropic-beta header into the body and streams thinking with its signature and a tool call', async () => {
