@@ -30,7 +30,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   'groups[].id':
     'The group id: letters, digits, `.`, `_` and `-`, starting with a letter or digit.',
   'groups[].protocol':
-    'The protocol family of its upstreams: `openai` (OpenAI and every OpenAI-compatible server: vLLM, Ollama, DeepSeek, OpenRouter…), `anthropic` or `gemini`.',
+    'The protocol family of its upstreams: `openai` (OpenAI and every OpenAI-compatible server: vLLM, Ollama, DeepSeek, OpenRouter…), `anthropic`, `gemini`, or `converse` (AWS Bedrock\'s Converse API: every client protocol is translated to it; its upstreams name a kind that serves it, `"provider": "bedrock"`).',
   'groups[].models':
     'The call names it serves: `"gpt-4o-mini"`, or an object that maps a call name to the upstream\'s name and may set a profile and fallbacks.',
   'groups[].models[].name': 'The call name clients send.',
@@ -95,6 +95,10 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: '`false`: a forced tool choice becomes `auto`.',
     defaultText: 'built-in',
   },
+  'groups[].models[].profile.toolUse': {
+    text: '`false`: a request with tools is refused with 400 before any upstream call (Converse groups).',
+    defaultText: 'built-in',
+  },
   'groups[].models[].profile.imageInput': {
     text: '`false`: a request with an image is refused with 400 before any upstream call.',
     defaultText: 'built-in',
@@ -127,7 +131,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
   ...upstreamEntryDocs(),
   'groups[].upstreams[].provider':
-    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `bedrock` (AWS Bedrock: Claude in an `anthropic` group), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `bedrock` (AWS Bedrock: Claude in an `anthropic` group, other models in a `converse` group), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',

@@ -125,8 +125,8 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
 
   const group = z.strictObject({
     id: groupId,
-    protocol: z.enum(['openai', 'anthropic', 'gemini'], {
-      error: 'expected "openai", "anthropic" or "gemini"',
+    protocol: z.enum(['openai', 'anthropic', 'gemini', 'converse'], {
+      error: 'expected "openai", "anthropic", "gemini" or "converse"',
     }),
     models: z
       .array(modelEntry)

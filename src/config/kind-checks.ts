@@ -8,7 +8,7 @@ type Report = (path: Path, message: string) => void
  * The config's upstream kinds (`upstreamKinds`) and the entries that name one: each kind given is
  * usable (a name, a specification version this gateway implements, `schema` and `create`) and
  * takes no name already taken; each entry's `provider` names a known kind that serves its
- * group's protocol, and an entry of an application's kind passes that kind's schema, its issues
+ * group's protocol (a `converse` group's entries all name one), and an entry of an application's kind passes that kind's schema, its issues
  * reported at their paths in the entry. The built-in kinds' entries are checked by the config
  * schema itself.
  */
@@ -30,6 +30,13 @@ export function checkUpstreamKinds(config: Record<string, unknown>, issue: Repor
     const { protocol, upstreams } = (group ?? {}) as { protocol?: unknown; upstreams?: unknown }
     if (!Array.isArray(upstreams)) return
     upstreams.forEach((entry: unknown, index) => {
+      if (protocol === 'converse' && isHttpEntry(entry)) {
+        // Converse has no HTTP upstream of its own: its upstreams are a kind's (Bedrock's).
+        return issue(
+          ['groups', groupIndex, 'upstreams', index, 'provider'],
+          'a "converse" group\'s upstreams name their kind ("provider": "bedrock", or a kind of your own that serves "converse")',
+        )
+      }
       if (typeof entry !== 'object' || entry === null || !('provider' in entry)) return
       if (typeof entry.provider !== 'string') return // reported by the entry's schema
       const path = ['groups', groupIndex, 'upstreams', index]
@@ -60,6 +67,12 @@ export function checkUpstreamKinds(config: Record<string, unknown>, issue: Repor
       }
     })
   })
+}
+
+/** An entry without `provider` that is no provider object: an HTTP upstream of the group's family. */
+function isHttpEntry(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null || 'provider' in entry) return false
+  return typeof (entry as { send?: unknown }).send !== 'function'
 }
 
 const builtInNames = new Set(createKindRegistry().keys())

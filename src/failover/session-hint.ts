@@ -47,6 +47,7 @@ export function sessionHintOf(
     case 'responses':
       return textOf(ownMember(body, 'prompt_cache_key')) ?? textOf(ownMember(body, 'user'))
     case 'gemini':
+    case 'converse':
       return undefined
     default: {
       const unknown: never = protocol

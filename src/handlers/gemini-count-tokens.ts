@@ -27,8 +27,8 @@ import type { RouteDefinition } from './route-definition'
  * - On a `gemini` group it is forwarded and answers `{"totalTokens": N}`.
  * - On an `anthropic` group it is translated to count_tokens (system and tools included) and
  *   answers `{"totalTokens": input_tokens}`.
- * - On an `openai` group it answers 404 `NOT_FOUND`, as count_tokens does (OpenAI has no token
- *   counting endpoint), decided before any upstream call. Counting is not metered.
+ * - On an `openai` or `converse` group it answers 404 `NOT_FOUND`, as count_tokens does (no
+ *   token counting endpoint in the family), decided before any upstream call. Counting is not metered.
  */
 export async function handleGeminiCountTokens(
   runtime: GatewayRuntime,
@@ -38,7 +38,7 @@ export async function handleGeminiCountTokens(
   const model = geminiCallName(scope)
   const route = await resolveCall(runtime, scope, model)
   const json = parseClientJson(await scope.request.text(runtime.maxBodyBytes))
-  if (route.group.protocol === 'openai') {
+  if (route.group.protocol === 'openai' || route.group.protocol === 'converse') {
     throw new GatewayError('not_found', 'Token counting is not supported for this group.')
   }
   const body = validateBody(

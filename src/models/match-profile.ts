@@ -1,5 +1,6 @@
 import type { ModelEntry } from './model-entry'
 import { anthropicModels } from './anthropic'
+import { bedrockModels } from './bedrock'
 import { deepseekModels } from './deepseek'
 import { embeddingModels } from './embedding-models'
 import { geminiModels } from './gemini'
@@ -28,6 +29,7 @@ const table = [
   ...kimiModels,
   ...minimaxModels,
   ...llamaModels,
+  ...bedrockModels,
   ...embeddingModels,
 ].map((entry) => ({ entry, patterns: entry.match.map(compileNamePattern) }))
 

@@ -94,6 +94,7 @@ export function modelProfileOverridesSchema() {
         }),
       ),
       forcedToolChoice: z.optional(z.boolean()),
+      toolUse: z.optional(z.boolean()),
       imageInput: z.optional(z.boolean()),
       documentInput: z.optional(z.boolean()),
       reasoningHistory: z.optional(z.boolean()),

@@ -87,6 +87,11 @@ export type ModelProfile = {
   structuredOutput: StructuredOutputSupport
   /** Whether a tool choice that forces a tool is accepted (Claude Opus 5.5 and Fable 5.1 refuse it). */
   forcedToolChoice: boolean
+  /**
+   * `false`: the model takes no tools, and a request with tools is refused with 400 (DeepSeek R1
+   * on Bedrock's Converse API). Absent: it takes them.
+   */
+  toolUse?: boolean | undefined
   /** Whether images are accepted as input. */
   imageInput: boolean
   /** Whether documents (PDF) are accepted as input. */

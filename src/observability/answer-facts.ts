@@ -54,12 +54,17 @@ export function jsonAnswerFacts(
         finishReasons: status === undefined ? undefined : [status],
       }
     }
+    case 'converse': {
+      // Converse names neither the answer nor the model.
+      const reason = text(body.stopReason)
+      return { finishReasons: reason === undefined ? undefined : [reason] }
+    }
   }
 }
 
 const idPattern = /"(?:id|responseId)":"([^"\\]{1,256})"/
 const modelPattern = /"(?:model|modelVersion)":"([^"\\]{1,256})"/
-const finishPattern = /"(?:finish_reason|stop_reason|finishReason)":"([^"\\]{1,64})"/g
+const finishPattern = /"(?:finish_reason|stop_reason|finishReason|stopReason)":"([^"\\]{1,64})"/g
 const responsesEndPattern = /^response\.(completed|incomplete|failed)$/
 
 /**

@@ -31,7 +31,13 @@ export const timePerOutputTokenBuckets: readonly number[] = [
 
 /** `gen_ai.provider.name` of an upstream, by its protocol: the best knowledge a proxy has. */
 export function genAiProviderName(protocol: ProtocolName): string {
-  return protocol === 'anthropic' ? 'anthropic' : protocol === 'gemini' ? 'gcp.gemini' : 'openai'
+  return protocol === 'anthropic'
+    ? 'anthropic'
+    : protocol === 'gemini'
+      ? 'gcp.gemini'
+      : protocol === 'converse'
+        ? 'aws.bedrock'
+        : 'openai'
 }
 
 /** `gen_ai.operation.name` of an upstream call. */
@@ -40,6 +46,8 @@ export function genAiOperationOfCall(operation: UpstreamOperation): string {
     case 'chat-completions':
     case 'messages':
     case 'responses':
+    case 'converse':
+    case 'converse-stream':
       return 'chat'
     case 'generate-content':
     case 'stream-generate-content':
@@ -55,6 +63,8 @@ export function genAiOperationOfRoute(route: string): string | undefined {
     case 'chat.completions':
     case 'messages':
     case 'responses':
+    case 'converse':
+    case 'converse-stream':
       return 'chat'
     case 'gemini.generate':
     case 'gemini.stream':

@@ -1,4 +1,5 @@
 import { anthropicPriceRows } from '../models/prices/anthropic'
+import { bedrockPriceRows } from '../models/prices/bedrock'
 import { geminiPriceRows } from '../models/prices/gemini'
 import { openaiPriceRows } from '../models/prices/openai'
 import { normalizeModelName } from '../models/match-profile'
@@ -10,11 +11,17 @@ import { resolvePrice, type ResolvedPrice } from './resolved-price'
 let rows: readonly CatalogueRow[] | undefined
 
 /**
- * The built-in rows: the list prices of the OpenAI, Anthropic and Google models profiles know.
+ * The built-in rows: the list prices of the OpenAI, Anthropic and Google models profiles know,
+ * and of the models AWS Bedrock serves over the Converse API.
  * Built on first use, not at import (importing the core stays cheap).
  */
 export function builtInPriceRows(): readonly CatalogueRow[] {
-  return (rows ??= [...openaiPriceRows(), ...anthropicPriceRows(), ...geminiPriceRows()])
+  return (rows ??= [
+    ...openaiPriceRows(),
+    ...anthropicPriceRows(),
+    ...geminiPriceRows(),
+    ...bedrockPriceRows(),
+  ])
 }
 
 /** How a gateway's catalogue is made (`prices`, `builtInPrices` in the config). */

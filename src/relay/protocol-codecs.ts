@@ -13,7 +13,11 @@ import { encodeOpenAIRequest } from '../protocols/openai/request-encode'
 import { decodeOpenAIResponse, encodeOpenAIResponse } from '../protocols/openai/response'
 import { createOpenAIStreamDecoder } from '../protocols/openai/stream-decode'
 import { createOpenAIStreamEncoder } from '../protocols/openai/stream-encode'
-import type { ProtocolName } from '../protocols/protocol-name'
+import type { ClientProtocol, ProtocolName } from '../protocols/protocol-name'
+import { encodeConverseRequest } from '../protocols/converse/request-encode'
+import { decodeConverseResponse } from '../protocols/converse/response'
+import { createConverseStreamDecoder } from '../protocols/converse/stream-decode'
+import { renamedConverseTools } from '../protocols/converse/tool-name'
 import { encodeResponsesRequest } from '../protocols/responses/request-encode'
 import { decodeResponsesResponse } from '../protocols/responses/response'
 import { createResponsesStreamDecoder } from '../protocols/responses/stream-decode'
@@ -100,6 +104,23 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
     decodeResponse: (body) => decodeResponsesResponse(body),
     streamDecoder: (generateId) => createResponsesStreamDecoder({ generateId }),
   },
+  // Upstream only: no client speaks Converse, so every call to it is translated.
+  converse: {
+    operation: (stream) => (stream ? 'converse-stream' : 'converse'),
+    encodeRequest: (request, target) => encodeConverseRequest(request, target),
+    // Converse names neither the answer nor the model; tool names it could not take come back.
+    decodeResponse: (body, generateId, request) =>
+      decodeConverseResponse(body, {
+        id: generateId(),
+        model: request.model,
+        toolNames: renamedConverseTools(request),
+      }),
+    streamDecoder: (generateId, request) =>
+      restoreToolNames(
+        createConverseStreamDecoder({ generateId, model: request.model }),
+        renamedConverseTools(request),
+      ),
+  },
 }
 
 /**
@@ -107,7 +128,7 @@ export const upstreamCodecs: Record<ProtocolName, UpstreamCodec> = {
  * Responses API's depends on the request, so its handler builds one per request
  * (`responsesClientCodec`).
  */
-export const clientCodecs: Record<Exclude<ProtocolName, 'responses'>, ClientCodec> = {
+export const clientCodecs: Record<Exclude<ClientProtocol, 'responses'>, ClientCodec> = {
   openai: {
     encodeResponse: (response, meta) =>
       encodeOpenAIResponse(response, {

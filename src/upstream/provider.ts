@@ -31,6 +31,8 @@ export type UpstreamOperation =
   | 'embeddings'
   | 'embed-content'
   | 'batch-embed-contents'
+  | 'converse'
+  | 'converse-stream'
 
 /** One call to an upstream, already in the upstream's own protocol. */
 export type UpstreamCall = {

@@ -17,6 +17,9 @@ const unsignedTag = `${gatewayPrefix}unsigned`
 /** The prefix of the tag that carries the origin of an `openai`-protocol upstream's reasoning. */
 const originPrefix = `${gatewayPrefix}o.`
 
+/** The prefix of the tag that carries a Converse upstream's reasoning signature. */
+const conversePrefix = `${gatewayPrefix}c.`
+
 /**
  * The signature the gateway puts on a thinking block whose reasoning came from another protocol.
  * Claude Code drops thinking blocks without a signature, so the block carries a tag no one can
@@ -25,11 +28,15 @@ const originPrefix = `${gatewayPrefix}o.`
  *
  * Reasoning an `openai`-protocol upstream returned (DeepSeek's `reasoning_content`) gets
  * `gw1.o.` + base64url(its canonical origin: field, upstream model, digest of the text), so that
- * the block's text goes back to that model byte for byte (ADR 0018); anything else `gw1.unsigned`.
+ * the block's text goes back to that model byte for byte (ADR 0018); a Converse upstream's
+ * signature gets `gw1.c.` + base64url(the signature), so that it goes back to Converse as it was
+ * (a model there checks it, as Claude does); anything else `gw1.unsigned`.
  */
 export function gatewayThinkingSignature(signature?: Signed): string {
-  if (signature?.protocol !== 'openai') return unsignedTag
-  const tag = originPrefix + utf8ToBase64Url(signature.value)
+  if (signature?.protocol !== 'openai' && signature?.protocol !== 'converse') return unsignedTag
+  const tag =
+    (signature.protocol === 'openai' ? originPrefix : conversePrefix) +
+    utf8ToBase64Url(signature.value)
   // An origin too long to carry (a huge upstream detail) is not carried: the text still shows.
   return tag.length <= maxReasoningCarrierLength ? tag : unsignedTag
 }
@@ -64,7 +71,8 @@ export function hasGatewayThinking(text: string): boolean {
  * A thinking block a client sent back, as reasoning: Anthropic's signature kept as Anthropic's;
  * the gateway's `gw1.o.` tag read back into the `openai` origin it carries, checked against the
  * block's text (an altered text or tag is a 400 at `param`); `gw1.unsigned` as reasoning without a
- * signature. Any other `gw1.` value was never handed out, and is a 400 too.
+ * signature; `gw1.c.` as the Converse signature it carries (Converse checks it). Any other
+ * `gw1.` value was never handed out, and is a 400 too.
  */
 export function readThinkingBlock(text: string, signature: string, param: string): ReasoningPart {
   if (signature === '') return { type: 'reasoning', text }
@@ -72,6 +80,11 @@ export function readThinkingBlock(text: string, signature: string, param: string
     return { type: 'reasoning', text, signature: { protocol: 'anthropic', value: signature } }
   if (signature === unsignedTag) return { type: 'reasoning', text }
   checkCarrierLength(signature, param)
+  if (signature.startsWith(conversePrefix)) {
+    const value = base64UrlToUtf8(signature.slice(conversePrefix.length))
+    if (value === undefined || value === '') throw alteredCarrier(param)
+    return { type: 'reasoning', text, signature: { protocol: 'converse', value } }
+  }
   const origin = signature.startsWith(originPrefix)
     ? base64UrlToUtf8(signature.slice(originPrefix.length))
     : undefined

@@ -22,6 +22,8 @@ type CarriedBlock =
   | { thinking: string; signature: string }
   | { redacted: string }
   | { reasoning: string; origin: string }
+  | { converse: string; signature: string }
+  | { converseRedacted: string }
 
 /**
  * Reasoning that must survive a Gemini client's round trip. Anthropic refuses a tool turn without
@@ -32,8 +34,9 @@ type CarriedBlock =
  * as the bytes `gwthink1:<JSON array of blocks>` in canonical base64, and comes back byte for
  * byte; no server state is kept. Gemini's own signatures never look like this.
  *
- * Carried: Anthropic thinking (text and signature, or redacted data) and reasoning an
- * `openai`-protocol upstream returned (text and origin, ADR 0018). A carrier longer than
+ * Carried: Anthropic thinking (text and signature, or redacted data), reasoning an
+ * `openai`-protocol upstream returned (text and origin, ADR 0018), and a Converse upstream's
+ * signed or redacted reasoning. A carrier longer than
  * `maxReasoningCarrierLength` is not minted: the reasoning is then only shown as thought parts.
  *
  * @returns the signature value, or `undefined` when nothing is to be carried.
@@ -47,6 +50,10 @@ export function packCarriedThinking(parts: readonly ReasoningPart[]): string | u
       blocks.push({ thinking: part.text, signature: part.signature.value })
     else if (part.signature?.protocol === 'openai')
       blocks.push({ reasoning: part.text, origin: part.signature.value })
+    else if (part.redacted?.protocol === 'converse')
+      blocks.push({ converseRedacted: part.redacted.value })
+    else if (part.signature?.protocol === 'converse')
+      blocks.push({ converse: part.text, signature: part.signature.value })
   }
   if (blocks.length === 0) return undefined
   const carrier = utf8ToBase64(magic + JSON.stringify(blocks))
@@ -79,7 +86,19 @@ export function unpackCarriedThinking(
 
 function carriedPart(block: unknown): ReasoningPart | undefined {
   if (!isJsonObject(block)) return undefined
-  const { redacted, thinking, signature, reasoning, origin } = block
+  const { redacted, thinking, signature, reasoning, origin, converse, converseRedacted } = block
+  if (typeof converseRedacted === 'string')
+    return {
+      type: 'reasoning',
+      text: '',
+      redacted: { protocol: 'converse', value: converseRedacted },
+    }
+  if (typeof converse === 'string' && typeof signature === 'string')
+    return {
+      type: 'reasoning',
+      text: converse,
+      signature: { protocol: 'converse', value: signature },
+    }
   if (typeof redacted === 'string')
     return { type: 'reasoning', text: '', redacted: { protocol: 'anthropic', value: redacted } }
   if (typeof thinking === 'string' && typeof signature === 'string')

@@ -134,10 +134,14 @@ export function createGeminiStreamEncoder(options: GeminiStreamEncoderOptions): 
           if (!includeThoughts || event.delta === '') return []
           return [frame([{ text: event.delta, thought: true }])]
         case 'reasoning-end': {
-          // Anthropic's signed thinking and an OpenAI-compatible upstream's reasoning ride in the
-          // next call's signature (`packCarriedThinking`).
+          // Anthropic's signed thinking, an OpenAI-compatible upstream's reasoning and Converse's
+          // signed reasoning ride in the next call's signature (`packCarriedThinking`).
           const signed = event.signature
-          if (signed?.protocol === 'anthropic' || signed?.protocol === 'openai')
+          if (
+            signed?.protocol === 'anthropic' ||
+            signed?.protocol === 'openai' ||
+            signed?.protocol === 'converse'
+          )
             carried.push({ type: 'reasoning', text: reasoningText, signature: signed })
           reasoningText = ''
           const signature = geminiSignature(event.signature)

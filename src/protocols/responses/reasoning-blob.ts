@@ -15,7 +15,7 @@ import {
 const prefix = 'gwr1.'
 
 /** Upstream families whose reasoning signatures a blob may carry. */
-const signers = new Set(['anthropic', 'gemini', 'openai'])
+const signers = new Set(['anthropic', 'gemini', 'openai', 'converse'])
 
 /**
  * The `encrypted_content` of a reasoning item the gateway answers a Responses client with: the

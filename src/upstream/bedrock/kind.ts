@@ -74,7 +74,7 @@ export type BedrockEntry = z.output<ReturnType<typeof bedrockEntrySchema>>
 export const bedrockKind: UpstreamKind<BedrockEntry> = {
   specificationVersion: upstreamSpecificationVersion,
   name: 'bedrock',
-  protocols: ['anthropic'],
+  protocols: ['anthropic', 'converse'],
   schema: () => bedrockEntrySchema() as UpstreamKindSchema<BedrockEntry>,
   create: (settings, context) => createBedrockUpstream(settings, context),
 }

@@ -59,6 +59,10 @@ export function createMockProvider(options: MockProviderOptions): UpstreamProvid
         case 'embed-content':
         case 'batch-embed-contents':
           return answerGeminiEmbed(call.body, call.operation === 'batch-embed-contents')
+        case 'converse':
+        case 'converse-stream':
+          // The mock kind serves no converse group (`mockKind.protocols`).
+          throw new Error('The mock upstream does not speak the Converse API.')
         default: {
           const unknown: never = call.operation
           throw new Error(`The mock upstream cannot answer ${String(unknown)}.`)

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { anthropicModelAnswer, checkAnthropicRequest } from '../fakes/anthropic-fake'
+import { converseProblem } from '../fakes/converse-rules'
 import { chunkFrame, converseFrame, errorFrame, exceptionFrame } from './event-stream-encoder'
 import { verifySigV4, type FakeAwsCredentials, type ReceivedRequest } from './sigv4-verifier'
 import { checkBedrockClaudeBody, foundationOf } from './bedrock-rules'
@@ -177,14 +178,8 @@ export async function startBedrockFake(options: BedrockFakeOptions) {
     streamed: boolean,
     body: Record<string, any>,
   ) => {
-    if (!Array.isArray(body['messages']) || body['messages'].length === 0) {
-      return awsError(
-        response,
-        400,
-        'ValidationException',
-        'A conversation must start with a user message.',
-      )
-    }
+    const problem = converseProblem(body, new Set())
+    if (problem !== undefined) return awsError(response, 400, 'ValidationException', problem)
     const text = `Answer from ${foundationOf(modelId)}.`
     const usage = { inputTokens: 12, outputTokens: 6, totalTokens: 18 }
     if (!streamed) {

@@ -92,7 +92,7 @@ describe('a bedrock upstream entry', () => {
       configError(config({ provider: 'bedrock', region: 'us-east-1', apiKey: 'k' }, 'gemini'))
         .message,
     ).toContain(
-      'groups[0].upstreams[0].provider: the "bedrock" upstream kind serves "anthropic" groups, not "gemini"',
+      'groups[0].upstreams[0].provider: the "bedrock" upstream kind serves "anthropic", "converse" groups, not "gemini"',
     )
   })
 })
