@@ -1,95 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createGateway, type RequestEvent } from '../../../src/index'
-import { createNodeFetch, serveGateway } from '../../../src/node/index'
-import { startBedrockFake } from '../../helpers/bedrock/bedrock-fake'
-import { keys } from '../../helpers/gateway'
+import { describe, expect, it } from 'vitest'
+import { applicationProfileArn, useClaudeOnBedrock } from '../../helpers/bedrock/claude-on-bedrock'
 
 /**
  * Claude on Bedrock end to end: the official SDKs at their defaults, through a gateway on a
  * loopback port, to the Bedrock fake (Claude body rules, event streams written a few bytes at a
  * time). The model is an inference profile id with its `:0` version.
  */
-const apiKey = 'ABSKQmVkcm9ja0FQSUtleS1mYWtlLWtleS0wMTIzNDU2Nzg5'
-/** Temporary credentials the fake knows: its verifier recomputes every signature with them. */
-const credentials = {
-  accessKeyId: 'ASIAQNZGKEXAMPLE0001',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzEXAMPLEKEY',
-  sessionToken: 'IQoJb3JpZ2luX2VjEFakeSessionToken0123456789abcdefghijklmnopqrstuvwxyz',
-}
-const profileId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
-const applicationProfileArn =
-  'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6'
-let fake: Awaited<ReturnType<typeof startBedrockFake>>
-let served: Awaited<ReturnType<typeof serveGateway>>
-const events: RequestEvent[] = []
-
-beforeAll(async () => {
-  fake = await startBedrockFake({ region: 'us-east-1', apiKey, credentials, writeBytes: 37 })
-  const bedrock = (id: string, auth: object = { apiKey }) => ({
-    provider: 'bedrock' as const,
-    id,
-    region: 'us-east-1',
-    baseUrl: fake.url,
-    ...auth,
-  })
-  served = await serveGateway(
-    createGateway({
-      groups: [
-        {
-          id: 'claude',
-          protocol: 'anthropic',
-          models: [
-            { name: 'claude-sonnet-4-5', upstreamModel: profileId },
-            { name: 'claude-app-profile', upstreamModel: applicationProfileArn },
-          ],
-          upstreams: [bedrock('bedrock-us', credentials)],
-        },
-        {
-          id: 'pair',
-          protocol: 'anthropic',
-          models: [{ name: 'claude-pair', upstreamModel: profileId }],
-          upstreams: [bedrock('bedrock-a'), bedrock('bedrock-b')],
-        },
-        {
-          id: 'pair2',
-          protocol: 'anthropic',
-          models: [{ name: 'claude-pair2', upstreamModel: profileId }],
-          upstreams: [bedrock('bedrock-c'), bedrock('bedrock-d')],
-        },
-        {
-          id: 'refused',
-          protocol: 'anthropic',
-          models: [{ name: 'claude-refused', upstreamModel: profileId }],
-          upstreams: [
-            bedrock('bedrock-bad-key', {
-              ...credentials,
-              secretAccessKey: 'not-the-secret-0123456789',
-            }),
-          ],
-        },
-      ],
-      keys: [{ key: keys.main }],
-      fetch: createNodeFetch(),
-      onEvent: (event) => events.push(event),
-    }),
-    { port: 0 },
-  )
-})
-afterAll(async () => {
-  await served.close()
-  await fake.close()
-})
-beforeEach(() => {
-  events.length = 0
-})
-
-const anthropic = () => new Anthropic({ apiKey: keys.main, baseURL: served.url })
-const openai = () => new OpenAI({ apiKey: keys.main, baseURL: `${served.url}/v1` })
-const genai = () => new GoogleGenAI({ apiKey: keys.main, httpOptions: { baseUrl: served.url } })
-const lastCall = () => fake.calls.at(-1)!
+const { events, anthropic, openai, genai, lastCall } = useClaudeOnBedrock()
 
 describe('Claude on Bedrock through the Anthropic SDK', () => {
   it('calls InvokeModel signed, with the body Bedrock wants, the profile id encoded once', async () => {
@@ -312,12 +231,8 @@ describe('Claude on Bedrock through the Anthropic SDK', () => {
   })
 
   it("answers a refused credential as the gateway's upstream failure, never with AWS's words", async () => {
-    const refused = await new Anthropic({
-      apiKey: keys.main,
-      baseURL: served.url,
-      maxRetries: 0,
-    }).messages
-      .create({
+    const refused = await anthropic()
+      .messages.create({
         model: 'claude-refused',
         max_tokens: 10,
         messages: [{ role: 'user', content: 'Hi' }],
@@ -366,134 +281,5 @@ describe('Claude on Bedrock through translation', () => {
       text += chunk.text ?? ''
     }
     expect(text).toBe('Answer from claude-sonnet-4-5-20250929.')
-  })
-})
-
-describe('Bedrock exceptions in the stream', () => {
-  it('fails over to the second upstream on a throttling exception before the first byte', async () => {
-    fake.nextStreams({ kind: 'exception-first', exception: 'throttlingException' })
-    const message = await anthropic()
-      .messages.stream({
-        model: 'claude-pair',
-        max_tokens: 100,
-        messages: [{ role: 'user', content: 'Hi' }],
-      })
-      .finalMessage()
-    expect(message.content).toEqual([
-      { type: 'text', text: 'Answer from claude-sonnet-4-5-20250929.' },
-    ])
-    const attempts = events.at(-1)?.attempts ?? []
-    expect(attempts.map((attempt) => attempt.outcome)).toEqual(['failed', 'answered'])
-    expect(attempts[0]!.upstream).not.toBe(attempts[1]!.upstream)
-    expect(attempts[0]!.status).toBe(429)
-  })
-
-  const midStream = () =>
-    fake.nextStreams({
-      kind: 'exception-after',
-      events: 4,
-      exception: 'throttlingException',
-      message: 'Too many tokens, please wait.',
-    })
-
-  it('reaches the Anthropic SDK as an error event, never a normal end', async () => {
-    midStream()
-    const stream = anthropic().messages.stream({
-      model: 'claude-sonnet-4-5',
-      max_tokens: 100,
-      messages: [{ role: 'user', content: 'Hi' }],
-    })
-    const failure = await stream.finalMessage().catch((error: unknown) => error)
-    expect(failure).toBeInstanceOf(Anthropic.APIError)
-    expect(JSON.stringify((failure as { error: unknown }).error)).toContain('rate_limit_error')
-  })
-
-  it('reaches the openai SDK as an error', async () => {
-    midStream()
-    const stream = await openai().chat.completions.create({
-      model: 'claude-sonnet-4-5',
-      messages: [{ role: 'user', content: 'Hi' }],
-      stream: true,
-    })
-    const failure = await (async () => {
-      for await (const _chunk of stream);
-    })().catch((error: unknown) => error)
-    expect(failure).toBeInstanceOf(Error)
-    expect(String(failure)).toMatch(/throttlingException|Too many tokens/)
-  })
-
-  it('reaches the openai SDK on the Responses API as an error', async () => {
-    midStream()
-    const stream = await openai().responses.create({
-      model: 'claude-sonnet-4-5',
-      input: 'Hi',
-      stream: true,
-    })
-    const types: string[] = []
-    const failure = await (async () => {
-      for await (const event of stream) types.push(event.type)
-    })().catch((error: unknown) => error)
-    // Text had reached the client; then the SDK throws the error event, and nothing completes.
-    expect(types).toContain('response.output_text.delta')
-    expect(types).not.toContain('response.completed')
-    expect(String(failure)).toBe(
-      'Error: Bedrock throttlingException: Too many tokens, please wait.',
-    )
-  })
-
-  it('reaches the @google/genai SDK as an error', async () => {
-    midStream()
-    const failure = await (async () => {
-      for await (const _chunk of await genai().models.generateContentStream({
-        model: 'claude-sonnet-4-5',
-        contents: 'Hi',
-      }));
-    })().catch((error: unknown) => error)
-    expect(failure).toBeInstanceOf(Error)
-  })
-})
-
-describe("Bedrock's HTTP errors", () => {
-  it('fails over on a ThrottlingException answer', async () => {
-    fake.nextErrors({
-      status: 429,
-      errorType: 'ThrottlingException',
-      message: 'Too many requests, please wait before trying again.',
-    })
-    const message = await anthropic().messages.create({
-      model: 'claude-pair2',
-      max_tokens: 100,
-      messages: [{ role: 'user', content: 'Hi' }],
-    })
-    expect(message.stop_reason).toBe('end_turn')
-    expect(events.at(-1)?.attempts?.map((attempt) => attempt.status)).toEqual([429, 200])
-  })
-
-  it("gives an openai client Bedrock's validation error in OpenAI's shape, the AWS code leading", async () => {
-    fake.nextErrors({
-      status: 400,
-      errorType: 'ValidationException',
-      message:
-        'The model returned the following errors: messages: at least one message is required',
-    })
-    const refused = await openai()
-      .chat.completions.create({
-        model: 'claude-sonnet-4-5',
-        messages: [{ role: 'user', content: 'Hi' }],
-      })
-      .catch((error: unknown) => error)
-    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((refused as Error).message).toContain(
-      'ValidationException: The model returned the following errors',
-    )
-  })
-
-  it('counts tokens for the @google/genai SDK through CountTokens', async () => {
-    const counted = await genai().models.countTokens({
-      model: 'claude-sonnet-4-5',
-      contents: 'Count me please',
-    })
-    expect(counted.totalTokens).toBeGreaterThan(0)
-    expect(lastCall().operation).toBe('count-tokens')
   })
 })
