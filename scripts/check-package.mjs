@@ -20,10 +20,12 @@ import { gunzipSync } from 'node:zlib'
  * entry (about 100 KB of ES module and CommonJS, 90 KB of declarations; a build of its own so the
  * core's ES module stays one file), about 30 KB more core source for upstream kinds, interceptors,
  * open routes and metered subjects (carried four times, as above), and the CHANGELOG. That lever is
- * still the next one.
+ * still the next one. The Converse family of issue 31 (about 1,100 lines of codec, the Bedrock
+ * profiles and prices, carried four times) took it to 1.243 MB packed and 5.153 MB unpacked, so
+ * the budget is 1.27 MB packed and 5.25 MB unpacked.
  */
-const maxPackedBytes = 1_250_000
-const maxUnpackedBytes = 5_150_000
+const maxPackedBytes = 1_270_000
+const maxUnpackedBytes = 5_250_000
 
 const required = [
   'dist/index.js',

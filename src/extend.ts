@@ -100,3 +100,5 @@ export type {
   CloudCredentialChains,
 } from './upstream/credentials/cloud-credentials'
 export type { CredentialRenewal } from './upstream/prepared-request'
+// An entry problem a kind finds only when it builds the upstream: reported as a config error
+export { UpstreamEntryError } from './upstream/entry-error'

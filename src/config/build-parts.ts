@@ -5,8 +5,8 @@ import { createMemoryKeyStore, type HashedKey } from '../auth/memory-key-store'
 import { maskKey } from '../auth/mask-key'
 import type { Group, GroupRegistry } from '../routing/group-registry'
 import { createStaticGroupRegistry } from '../routing/static-group-registry'
-import { AwsCredentialsConfigError } from '../upstream/aws/aws-credential-problems'
-import { versionProblem } from '../upstream/kind'
+import { versionProblem, type UpstreamKind, type UpstreamKindContext } from '../upstream/kind'
+import { UpstreamEntryError } from '../upstream/entry-error'
 import {
   checkKindSettings,
   createKindRegistry,
@@ -86,22 +86,18 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
         env: config.env ?? readProcessEnv(),
         cloudCredentials: config.cloudCredentials,
       }
-      const path = `groups[${groupIndex}].upstreams[${index}]`
-      let provider: UpstreamProvider
-      try {
-        provider = kind.create(checked, context)
-      } catch (error) {
-        // Credentials the runtime cannot supply (no AWS chain on Workers) are known only here.
-        if (!(error instanceof AwsCredentialsConfigError)) throw error
-        throw new GatewayConfigError(
-          error.problems.map(({ field, message }) => ({ path: `${path}.${field}`, message })),
-        )
-      }
+      const provider = createUpstream(
+        kind,
+        checked,
+        context,
+        `groups[${groupIndex}].upstreams[${index}]`,
+      )
       const problem = versionProblem(
         `the provider the "${kind.name}" kind built`,
         provider.specificationVersion ?? 1,
       )
       if (problem !== undefined) {
+        const path = `groups[${groupIndex}].upstreams[${index}]`
         throw new GatewayConfigError([{ path, message: problem }])
       }
       return provider
@@ -168,5 +164,24 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKe
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },
+  }
+}
+
+/**
+ * The provider a kind builds for an entry; a problem its kind finds only then (an
+ * `UpstreamEntryError`: a credential neither given nor available) is a config error at the entry.
+ */
+function createUpstream(
+  kind: UpstreamKind,
+  settings: unknown,
+  context: UpstreamKindContext,
+  path: string,
+): UpstreamProvider {
+  try {
+    return kind.create(settings, context)
+  } catch (error) {
+    if (!(error instanceof UpstreamEntryError)) throw error
+    const at = error.field === undefined ? path : `${path}.${error.field}`
+    throw new GatewayConfigError([{ path: at, message: error.message }])
   }
 }

@@ -3,6 +3,7 @@ import type { UpstreamProvider } from '../upstream/provider'
 import { versionProblem } from '../upstream/kind'
 import { anthropicEntrySchema } from '../upstream/anthropic/kind'
 import { bedrockEntrySchema } from '../upstream/bedrock/kind'
+import { azureEntrySchema } from '../upstream/azure/kind'
 import { geminiEntrySchema } from '../upstream/gemini/kind'
 import { mockEntrySchema } from '../upstream/mock/kind'
 import { openaiEntrySchema, openaiEntryShape } from '../upstream/openai/kind'
@@ -59,6 +60,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     anthropic: anthropicEntrySchema(),
     gemini: geminiEntrySchema(),
     bedrock: bedrockEntrySchema(),
+    azure: azureEntrySchema(),
     mock: mockEntrySchema(),
   }
   type BuiltInEntry = z.output<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>

@@ -1,5 +1,6 @@
 import { anthropicKind } from './anthropic/kind'
 import { bedrockKind } from './bedrock/kind'
+import { azureKind } from './azure/kind'
 import { geminiKind } from './gemini/kind'
 import { kindProblem, type UpstreamKind, type UpstreamKindIssue } from './kind'
 import { mockKind } from './mock/kind'
@@ -11,6 +12,7 @@ export const builtInKinds: readonly UpstreamKind<any>[] = [
   anthropicKind,
   geminiKind,
   bedrockKind,
+  azureKind,
   mockKind,
 ]
 

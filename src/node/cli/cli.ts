@@ -8,6 +8,7 @@ import { runKeys } from './cli-keys'
 import { runMigrate } from './cli-migrate'
 import { runOrgUsage } from './cli-usage'
 import { createNodeFetch } from '../transport/node-fetch'
+import { nodeCloudCredentials } from '../cloud-credentials'
 import { createLineBatch } from './line-batch'
 import { formatBudgetAlert, formatRequestLog } from './request-log'
 import { serveGateway } from '../transport/serve'
@@ -94,6 +95,8 @@ async function serve(argv: readonly string[]): Promise<number> {
         // node:http relays with about a third less CPU per request than the global fetch
         // (docs/decisions/0002-node-upstream-transport.md).
         fetch: createNodeFetch(),
+        // An upstream that names no credentials uses the cloud's standard chain on this machine.
+        cloudCredentials: nodeCloudCredentials(),
         onEvent: (event) => {
           log.write(formatRequestLog(event))
           metrics?.record(event)

@@ -46,8 +46,21 @@ const anthropicErrorStatus = new Map<string, number>([
  * @see https://docs.anthropic.com/en/api/errors
  */
 export function anthropicErrorType(error: GatewayError): string {
+  // An upstream of another family that refused the request itself (a 400, a content filter's
+  // refusal) answers what the client must change: the type Anthropic gives that status.
+  if (error.code === 'upstream_error' && error.upstream?.status === error.status) {
+    const type = requestErrorTypes.get(error.status)
+    if (type !== undefined) return type
+  }
   return anthropicErrorTypes[error.code]
 }
+
+/** Anthropic's types for the statuses of a refused request. */
+const requestErrorTypes = new Map<number, string>([
+  [400, 'invalid_request_error'],
+  [404, 'not_found_error'],
+  [413, 'request_too_large'],
+])
 
 /**
  * Renders a gateway error in Anthropic's shape, `{"type":"error","error":{"type","message"}}`.

@@ -186,6 +186,11 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
         )
       }
 
+      const choice = firstChoice(chunk['choices'])
+      const hasUsage = isJsonObject(chunk['usage'])
+      // Azure's first chunk carries only its prompt filter's verdicts (`choices: []`, empty id
+      // and model): nothing to say yet, and the next chunk has the answer's real id and model.
+      if (!started && choice === undefined && !hasUsage) return []
       const events: StreamEvent[] = []
       if (!started) {
         started = true
@@ -195,10 +200,9 @@ export function createOpenAIStreamDecoder(options: OpenAIStreamDecoderOptions): 
           model: typeof chunk['model'] === 'string' ? chunk['model'] : '',
         })
       }
-      const choice = firstChoice(chunk['choices'])
       if (choice !== undefined) readChoice(choice, events)
       // The usage-only chunk has `choices: []`, `null` or none at all.
-      if (isJsonObject(chunk['usage'])) {
+      if (hasUsage) {
         usage = mergeUsage(usage ?? emptyUsage(), openAIUsageToCanonical(chunk['usage']))
         events.push({ type: 'usage', usage })
       }

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors'
 import type { AwsCredentials } from '../credentials/cloud-credentials'
 import type { CredentialCache } from '../credentials/credential-cache'
 import type { UpstreamKindContext } from '../kind'
@@ -95,7 +96,19 @@ export function createAwsAuth(
   /** The credentials each request was signed with, for `renewal.renew`. */
   const signedWith = new WeakMap<PreparedRequest, AwsCredentials>()
   const sign: SignHook = async (request) => {
-    const credentials = await cache.get()
+    const credentials = await cache.get().catch((error: unknown) => {
+      // The detail (a file, STS's answer naming the account and role) stays in the cause, for
+      // the logs; a client is told only that this upstream's credentials failed (502, so the
+      // call fails over).
+      throw new GatewayError(
+        'upstream_error',
+        'The AWS credentials of this upstream could not be obtained.',
+        {
+          status: 502,
+          cause: error,
+        },
+      )
+    })
     signedWith.set(request, credentials)
     return signRequest(request, {
       credentials,
@@ -107,7 +120,7 @@ export function createAwsAuth(
   }
   return {
     sign,
-    secrets: liveSecrets(sources),
+    secrets: liveSecrets(sources, staticSecrets(settings)),
     renewal: !expires
       ? undefined
       : {
@@ -158,14 +171,24 @@ function credentialCacheOf(
   return { cache: role, expires: true, sources: [role, source] }
 }
 
+/** The entry's own secret key and session token, secrets before any call is signed. */
+function staticSecrets(settings: AwsAuthSettings): string[] {
+  return [settings.secretAccessKey, settings.sessionToken].filter(
+    (value): value is string => value !== undefined && value !== '',
+  )
+}
+
 /**
  * The secrets of the credentials held now and of the ones held before them (a call signed with
  * those may still fail after a refresh); the same array while they are the same.
  */
-function liveSecrets(caches: CredentialCache<AwsCredentials>[]): () => readonly string[] {
+function liveSecrets(
+  caches: CredentialCache<AwsCredentials>[],
+  fixed: readonly string[],
+): () => readonly string[] {
   const seen: (AwsCredentials | undefined)[] = []
   const previous: (AwsCredentials | undefined)[] = []
-  let secrets: readonly string[] = []
+  let secrets: readonly string[] = fixed
   return () => {
     let changed = false
     caches.forEach((cache, index) => {
@@ -176,13 +199,13 @@ function liveSecrets(caches: CredentialCache<AwsCredentials>[]): () => readonly 
       changed = true
     })
     if (changed) {
-      const values: string[] = []
+      const values = new Set<string>(fixed)
       for (const credentials of [...seen, ...previous]) {
         if (credentials === undefined) continue
-        values.push(credentials.secretAccessKey)
-        if (credentials.sessionToken) values.push(credentials.sessionToken)
+        values.add(credentials.secretAccessKey)
+        if (credentials.sessionToken) values.add(credentials.sessionToken)
       }
-      secrets = values
+      secrets = [...values]
     }
     return secrets
   }

@@ -18,6 +18,9 @@ type CredentialFields = {
   readonly credentials?: unknown
 }
 
+/** An AWS region's shape: it goes into the host name and the credential scope. */
+const awsRegion = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/
+
 /** What it says when an entry gives no credentials and the runtime has no chain. */
 export const noAwsCredentials =
   'no AWS credentials: give accessKeyId/secretAccessKey, apiKey or a credentials callback; on Node pass cloudCredentials: nodeCloudCredentials() (model-gateway/node)'
@@ -45,8 +48,14 @@ export function awsCredentialProblems(
   ] as const) {
     if (settings[field] === '') problems.push({ field, message: `${field} is empty` })
   }
-  if (!given('region'))
+  if (!given('region')) {
     problems.push({ field: 'region', message: 'an AWS upstream needs a region' })
+  } else if (settings.region !== '' && !awsRegion.test(settings.region!)) {
+    problems.push({
+      field: 'region',
+      message: `"${settings.region}" is not an AWS region (us-east-1, eu-central-2, us-gov-west-1…)`,
+    })
+  }
   if (given('apiKey')) {
     for (const field of [
       'accessKeyId',

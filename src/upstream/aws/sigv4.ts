@@ -167,8 +167,11 @@ export async function authorizationOf(
   return `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${credential}, SignedHeaders=${signedHeaderList(input.headers)}, Signature=${signature}`
 }
 
-/** Headers a signer replaces: a previous signature must never survive a re-sign. */
-const signatureHeaders = ['authorization', 'x-amz-date', 'x-amz-security-token']
+/**
+ * Headers a signer replaces: a previous signature must never survive a re-sign, and a `host`
+ * header is dropped so that the transport sends the URL's host, the one that was signed.
+ */
+const signatureHeaders = ['authorization', 'x-amz-date', 'x-amz-security-token', 'host']
 
 /**
  * Whether a header of a prepared request is signed: `host`, `content-type` and AWS's own
@@ -201,10 +204,14 @@ export async function signRequest(
   options: SignRequestOptions,
 ): Promise<PreparedRequest> {
   const url = new URL(request.url)
-  const headers = request.headers
-  for (const name of Object.keys(headers)) {
-    if (signatureHeaders.includes(name.toLowerCase())) delete headers[name] // lookup-safe: an own key
+  // Names in lower case (a kind's hook may have written `Content-Type`), in a fresh prototype-less
+  // record; the request object stays the same, for a kind that remembers what it signed.
+  const headers: Record<string, string> = Object.create(null)
+  for (const [name, value] of Object.entries(request.headers)) {
+    const lower = name.toLowerCase()
+    if (!signatureHeaders.includes(lower)) headers[lower] = value // lookup-safe: a prototype-less record
   }
+  request.headers = headers
   const scope: SigV4Scope = {
     region: options.region,
     service: options.service,

@@ -1,4 +1,3 @@
-import { GatewayError } from '../../errors'
 import type { AwsCredentials } from '../credentials/cloud-credentials'
 import type { ExpiringCredential } from '../credentials/credential-cache'
 import { readUpstreamText } from '../read-upstream-answer'
@@ -32,7 +31,8 @@ const keys = new SigningKeys()
 /**
  * STS AssumeRole: a SigV4-signed form POST to STS, whose XML answer gives the role's session
  * credentials and when they expire. Redirects are not followed; an error answer is a
- * `GatewayError` carrying STS's code and message (never a credential).
+ * error carrying STS's code and message (never a credential); the signer wraps it in the
+ * gateway's own error, so a client never sees the account or role STS names.
  */
 export async function assumeRole(
   options: AssumeRoleOptions,
@@ -117,13 +117,7 @@ async function post(
       redirect: 'manual',
     })
   } catch (error) {
-    throw new GatewayError(
-      'upstream_unreachable',
-      `AWS STS could not be reached at ${request.url}.`,
-      {
-        cause: error,
-      },
-    )
+    throw new Error(`AWS STS could not be reached at ${request.url}.`, { cause: error })
   }
   const text = await readUpstreamText(
     // A WHATWG reader is a chunk source.
@@ -138,11 +132,7 @@ function stsCredentials(answer: StsAnswer, action: string): ExpiringCredential<A
   if (answer.status !== 200) {
     const code = elementText(answer.text, 'Code') ?? `HTTP ${answer.status}`
     const message = (elementText(answer.text, 'Message') ?? '').slice(0, 300)
-    throw new GatewayError(
-      'upstream_error',
-      `AWS STS ${action} failed: ${code}${message === '' ? '' : `: ${message}`}`,
-      { status: 502 },
-    )
+    throw new Error(`AWS STS ${action} failed: ${code}${message === '' ? '' : `: ${message}`}`)
   }
   const block = elementBody(answer.text, 'Credentials')
   const accessKeyId = block === undefined ? undefined : elementText(block, 'AccessKeyId')
@@ -151,11 +141,7 @@ function stsCredentials(answer: StsAnswer, action: string): ExpiringCredential<A
   const expiration = block === undefined ? undefined : elementText(block, 'Expiration')
   const expiresAt = expiration === undefined ? Number.NaN : Date.parse(expiration)
   if (!accessKeyId || !secretAccessKey || !sessionToken || !Number.isFinite(expiresAt)) {
-    throw new GatewayError(
-      'upstream_error',
-      `AWS STS ${action} answered without credentials and their expiration.`,
-      { status: 502 },
-    )
+    throw new Error(`AWS STS ${action} answered without credentials and their expiration.`)
   }
   return { value: { accessKeyId, secretAccessKey, sessionToken }, expiresAt }
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini'
 import { checkAlways } from '../../internal/check-always'
 import { createAwsAuth } from '../aws/aws-auth'
-import { awsCredentialProblems } from '../aws/aws-credential-problems'
+import { awsCredentialProblems, AwsCredentialsConfigError } from '../aws/aws-credential-problems'
+import { UpstreamEntryError } from '../entry-error'
 import type { AwsCredentialCallback } from '../aws/aws-credential-sources'
 import { upstreamSelectionShape } from '../entry-shape'
 import { createHttpProvider } from '../http-provider'
@@ -87,7 +88,7 @@ function createBedrockUpstream(
   const { id, protocol, fetch } = context
   const api: BedrockApi = protocol === 'anthropic' ? 'invoke' : 'converse'
   // SigV4 (or a Bedrock API key's bearer header) over the request exactly as it is sent.
-  const auth = createAwsAuth(settings, context, { service: 'bedrock' })
+  const auth = awsAuthOf(settings, context)
   return withBedrockAnswers(
     createHttpProvider({
       id,
@@ -105,6 +106,20 @@ function createBedrockUpstream(
       normaliseError: (body, status) => normaliseBedrockError(body, status, protocol),
     }),
   )
+}
+
+/**
+ * The entry's signing. A credential problem left for creation (no credentials, and no AWS chain
+ * on this runtime) is reported at its field as a config error.
+ */
+function awsAuthOf(settings: BedrockEntry, context: UpstreamKindContext) {
+  try {
+    return createAwsAuth(settings, context, { service: 'bedrock' })
+  } catch (error) {
+    if (!(error instanceof AwsCredentialsConfigError)) throw error
+    const [first] = error.problems
+    throw new UpstreamEntryError(first?.message ?? error.message, first?.field)
+  }
 }
 
 /** The request as Bedrock takes it: its stream `accept`, and a Claude body as InvokeModel wants it. */

@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, createHttpProvider, type GatewayConfig } from '../../../src/index'
+import { createNodeFetch } from '../../../src/node/index'
 import { createAwsAuth, isExpiredTokenAnswer } from '../../../src/upstream/aws/aws-auth'
 import {
   awsCredentialProblems,
@@ -43,6 +44,7 @@ const verify = (signed: PreparedRequest, tokens?: Record<string, string>) =>
 describe('createAwsAuth', () => {
   it('signs with static keys, as the verifier recomputes, and lists the secret', async () => {
     const auth = createAwsAuth({ region, ...keyPair }, { now: Date.now })
+    expect(auth.secrets()).toEqual([keyPair.secretAccessKey]) // before any call too
     const signed = await auth.sign(request(), call)
     expect(verify(signed)).toMatchObject({
       ok: true,
@@ -97,6 +99,8 @@ describe('createAwsAuth', () => {
       'credentials',
     ])
     expect(fields({ accessKeyId: 'a', secretAccessKey: 's' })).toEqual(['region'])
+    expect(fields({ region: 'us-east-1.evil.example/x', ...keyPair })).toEqual(['region'])
+    expect(fields({ region: 'us-gov-west-1', ...keyPair })).toEqual([])
     expect(fields({ region, ...keyPair, roleArn: '' })).toEqual(['roleArn'])
     expect(
       fields({ region, ...keyPair, sessionToken: 't', roleArn: 'arn:aws:iam::1:role/r' }),
@@ -199,49 +203,53 @@ describe('an expired session token, through createHttpProvider', () => {
   })
   afterAll(() => upstream.close())
 
-  it('is renewed once and the call retried; the burst of refusals fetches once', async () => {
-    let fetches = 0
-    const credentials = async () => {
-      fetches += 1
-      return {
-        accessKeyId: 'AKIDSESSION',
-        secretAccessKey: 'session-secret',
-        sessionToken: `tok-${fetches}`,
-        expiration: Date.now() + 3_600_000,
+  for (const transport of ['fetch', 'node'] as const) {
+    it(`is renewed once and the call retried; the burst of refusals fetches once (${transport} transport)`, async () => {
+      const before = upstream.refusedExpired
+      let fetches = 0
+      const credentials = async () => {
+        fetches += 1
+        return {
+          accessKeyId: 'AKIDSESSION',
+          secretAccessKey: 'session-secret',
+          sessionToken: `tok-${transport}-${fetches}`,
+          expiration: Date.now() + 3_600_000,
+        }
       }
-    }
-    const auth = createAwsAuth({ region, credentials }, { now: Date.now })
-    const provider = createHttpProvider({
-      id: 'aws-signed',
-      protocol: 'openai',
-      baseUrl,
-      sign: auth.sign,
-      secrets: auth.secrets,
-      renewal: auth.renewal,
-    })
-    const gateway = createGateway({
-      groups: [{ id: 'g', protocol: 'openai', models: ['m'], upstreams: [provider] }],
-      keys: [{ key: 'sk-aws-auth-test-0123456789' }],
-    } as unknown as GatewayConfig)
-    const client = new OpenAI({
-      apiKey: 'sk-aws-auth-test-0123456789',
-      baseURL: 'http://gateway.test/v1',
-      fetch: fetchThrough(gateway),
-    })
-    const ask = () =>
-      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      const auth = createAwsAuth({ region, credentials }, { now: Date.now })
+      const provider = createHttpProvider({
+        id: 'aws-signed',
+        protocol: 'openai',
+        baseUrl,
+        ...(transport === 'node' ? { fetch: createNodeFetch() } : {}),
+        sign: auth.sign,
+        secrets: auth.secrets,
+        renewal: auth.renewal,
+      })
+      const gateway = createGateway({
+        groups: [{ id: 'g', protocol: 'openai', models: ['m'], upstreams: [provider] }],
+        keys: [{ key: 'sk-aws-auth-test-0123456789' }],
+      } as unknown as GatewayConfig)
+      const client = new OpenAI({
+        apiKey: 'sk-aws-auth-test-0123456789',
+        baseURL: 'http://gateway.test/v1',
+        fetch: fetchThrough(gateway),
+      })
+      const ask = () =>
+        client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
 
-    expect((await ask()).choices[0]!.message.content).toBe('signed')
-    expect(fetches).toBe(1)
-    upstream.expire('tok-1') // AWS's clock says the session ended before the cache's did
-    const answers = await Promise.all(Array.from({ length: 20 }, ask))
-    expect(answers.every((answer) => answer.choices[0]!.message.content === 'signed')).toBe(true)
-    expect(fetches).toBe(2)
-    expect(upstream.refusedExpired).toBe(20)
-    // Forwarded client headers reached the upstream unsigned.
-    const last = upstream.seen.at(-1)!
-    expect(String(last.headers.authorization)).toMatch(
-      /SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,/,
-    )
-  })
+      expect((await ask()).choices[0]!.message.content).toBe('signed')
+      expect(fetches).toBe(1)
+      upstream.expire(`tok-${transport}-1`) // AWS's clock says the session ended before the cache's did
+      const answers = await Promise.all(Array.from({ length: 20 }, ask))
+      expect(answers.every((answer) => answer.choices[0]!.message.content === 'signed')).toBe(true)
+      expect(fetches).toBe(2)
+      expect(upstream.refusedExpired - before).toBe(20)
+      // Forwarded client headers reached the upstream unsigned.
+      const last = upstream.seen.at(-1)!
+      expect(String(last.headers.authorization)).toMatch(
+        /SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,/,
+      )
+    })
+  }
 })

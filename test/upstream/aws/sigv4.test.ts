@@ -80,6 +80,7 @@ describe('signRequest', () => {
         'x-forwarded-for': '10.0.0.1',
         'anthropic-beta': 'x',
         authorization: 'Bearer stale',
+        host: 'forwarded.example',
         'x-amz-security-token': 'stale-token',
       } as Record<string, string>,
       body: '{"messages":[]}',
@@ -91,6 +92,7 @@ describe('signRequest', () => {
       now: Date.now(),
     })
     expect(request.headers['x-amz-security-token']).toBeUndefined()
+    expect(request.headers.host).toBeUndefined() // the transport sends the URL's host, as signed
     const received = {
       method: 'POST',
       target: new URL(request.url).pathname,
@@ -105,6 +107,45 @@ describe('signRequest', () => {
     // A proxy may rewrite what is not signed.
     received.headers['user-agent'] = 'proxy/2'
     expect(verifySigV4(received, settings).ok).toBe(true)
+  })
+
+  it('signs a header a hook named in another case, under its lower-case name', async () => {
+    const request = {
+      url: 'https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/invoke',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Amz-Target': 'Bedrock.Invoke' } as Record<
+        string,
+        string
+      >,
+      body: '{}',
+    }
+    const same = request
+    await signRequest(request, {
+      credentials,
+      region: 'eu-west-3',
+      service: 'bedrock',
+      now: Date.now(),
+    })
+    expect(request).toBe(same)
+    expect(Object.keys(request.headers).sort()).toEqual([
+      'authorization',
+      'content-type',
+      'x-amz-date',
+      'x-amz-target',
+    ])
+    const verdict = verifySigV4(
+      {
+        method: 'POST',
+        target: '/model/m/invoke',
+        headers: { ...request.headers, host: 'bedrock-runtime.eu-west-3.amazonaws.com' },
+        body: '{}',
+      },
+      settings,
+    )
+    expect(verdict).toMatchObject({
+      ok: true,
+      signedHeaders: ['content-type', 'host', 'x-amz-date', 'x-amz-target'],
+    })
   })
 
   it('signs the session token', async () => {
