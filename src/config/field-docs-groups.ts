@@ -5,6 +5,7 @@ import { azureFieldDocs } from '../upstream/azure/field-docs'
 import { geminiFieldDocs } from '../upstream/gemini/field-docs'
 import { mockFieldDocs } from '../upstream/mock/field-docs'
 import { openaiFieldDocs } from '../upstream/openai/field-docs'
+import { vertexFieldDocs } from '../upstream/vertex/field-docs'
 
 /**
  * The fields of `groups[].upstreams[]`: each built-in kind's, from its own folder, by their path
@@ -18,6 +19,7 @@ function upstreamEntryDocs(): Record<string, string | FieldDoc> {
     geminiFieldDocs,
     bedrockFieldDocs,
     azureFieldDocs,
+    vertexFieldDocs,
     mockFieldDocs,
   ]) {
     for (const [field, doc] of Object.entries(kind)) docs[`groups[].upstreams[].${field}`] = doc
@@ -133,7 +135,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
   ...upstreamEntryDocs(),
   'groups[].upstreams[].provider':
-    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `azure` (Azure OpenAI, in an `openai` group), `bedrock` (AWS Bedrock: Claude in an `anthropic` group, other models in a `converse` group), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `azure` (Azure OpenAI, in an `openai` group, see [azure-openai.md](azure-openai.md)), `vertex` (Gemini and Claude on Google Vertex AI, see [vertex-ai.md](vertex-ai.md)), `bedrock` (AWS Bedrock: Claude in an `anthropic` group, other models in a `converse` group, see [aws-bedrock.md](aws-bedrock.md)), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',

@@ -7,6 +7,7 @@ import { azureEntrySchema } from '../upstream/azure/kind'
 import { geminiEntrySchema } from '../upstream/gemini/kind'
 import { mockEntrySchema } from '../upstream/mock/kind'
 import { openaiEntrySchema, openaiEntryShape } from '../upstream/openai/kind'
+import { vertexEntrySchema } from '../upstream/vertex/kind'
 import { modelProfileOverridesSchema } from '../models/profile-schema'
 import { hasFunction, nonNegativeInt, oneOf, positiveInt } from './schema-parts'
 import type { buildSpendSchemas } from './spend-schema'
@@ -61,6 +62,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     gemini: geminiEntrySchema(),
     bedrock: bedrockEntrySchema(),
     azure: azureEntrySchema(),
+    vertex: vertexEntrySchema(),
     mock: mockEntrySchema(),
   }
   type BuiltInEntry = z.output<(typeof builtInUpstreams)[keyof typeof builtInUpstreams]>

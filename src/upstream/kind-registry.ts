@@ -5,6 +5,7 @@ import { geminiKind } from './gemini/kind'
 import { kindProblem, type UpstreamKind, type UpstreamKindIssue } from './kind'
 import { mockKind } from './mock/kind'
 import { openaiKind } from './openai/kind'
+import { vertexKind } from './vertex/kind'
 
 /** The gateway's own upstream kinds, by the `provider` value that names them. */
 export const builtInKinds: readonly UpstreamKind<any>[] = [
@@ -13,6 +14,7 @@ export const builtInKinds: readonly UpstreamKind<any>[] = [
   geminiKind,
   bedrockKind,
   azureKind,
+  vertexKind,
   mockKind,
 ]
 

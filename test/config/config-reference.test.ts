@@ -85,6 +85,7 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
     expect(fields.filter((field) => field.codeOnly).map((field) => field.path)).toEqual([
       'groups[].upstreams[].credentials',
       'groups[].upstreams[].tokenProvider',
+      'groups[].upstreams[].token',
       'groupRegistry',
       'upstreamKinds',
       'keyStore',

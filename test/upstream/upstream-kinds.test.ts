@@ -81,7 +81,7 @@ describe('upstream kinds in the config', () => {
       {
         path: 'groups[0].upstreams[0].provider',
         message:
-          'unknown upstream kind "watsonx": the known kinds are "openai", "anthropic", "gemini", "bedrock", "azure", "mock", "framed" (add your own with "upstreamKinds")',
+          'unknown upstream kind "watsonx": the known kinds are "openai", "anthropic", "gemini", "bedrock", "azure", "vertex", "mock", "framed" (add your own with "upstreamKinds")',
       },
     ])
   })

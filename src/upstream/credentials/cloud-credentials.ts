@@ -20,6 +20,12 @@ export type CloudCredentialChains = {
   readonly aws?: (() => Promise<ExpiringCredential<AwsCredentials>>) | undefined
   /** Google: an OAuth access token for `scopes` (Application Default Credentials). */
   readonly google?: ((scopes: readonly string[]) => Promise<ExpiringCredential<string>>) | undefined
+  /**
+   * Google: reads a service-account key file an entry names by path (`serviceAccount`), when the
+   * upstream is built, so that a missing or malformed file is a config error. Only where the
+   * runtime has files (Node).
+   */
+  readonly googleKeyFile?: ((path: string) => string) | undefined
   /** Azure: an Entra access token for `scope` (managed identity). */
   readonly azure?: ((scope: string) => Promise<ExpiringCredential<string>>) | undefined
 }
