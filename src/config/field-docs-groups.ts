@@ -1,5 +1,6 @@
 import type { FieldDoc } from './field-doc'
 import { anthropicFieldDocs } from '../upstream/anthropic/field-docs'
+import { bedrockFieldDocs } from '../upstream/bedrock/field-docs'
 import { azureFieldDocs } from '../upstream/azure/field-docs'
 import { geminiFieldDocs } from '../upstream/gemini/field-docs'
 import { mockFieldDocs } from '../upstream/mock/field-docs'
@@ -16,6 +17,7 @@ function upstreamEntryDocs(): Record<string, string | FieldDoc> {
     openaiFieldDocs,
     anthropicFieldDocs,
     geminiFieldDocs,
+    bedrockFieldDocs,
     azureFieldDocs,
     vertexFieldDocs,
     mockFieldDocs,
@@ -133,7 +135,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Its upstreams: an HTTP upstream of the group\'s family (`{ "baseUrl", … }`), an upstream of a named kind (`{ "provider": "mock", … }`), or in code an `UpstreamProvider` object.',
   ...upstreamEntryDocs(),
   'groups[].upstreams[].provider':
-    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `azure` (Azure OpenAI, in an `openai` group, see [azure-openai.md](azure-openai.md)), `vertex` (Gemini and Claude on Google Vertex AI, see [vertex-ai.md](vertex-ai.md)), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
+    'The upstream kind: `openai`, `anthropic` or `gemini` (an HTTP upstream of that family, as an entry without `provider` is), `azure` (Azure OpenAI, in an `openai` group, see [azure-openai.md](azure-openai.md)), `vertex` (Gemini and Claude on Google Vertex AI, see [vertex-ai.md](vertex-ai.md)), `bedrock` (AWS Bedrock: Claude in an `anthropic` group, other models in a `converse` group, see [aws-bedrock.md](aws-bedrock.md)), `mock` (the built-in mock upstream, for demos and tests), or a kind of your own passed in `upstreamKinds`.',
 
   'groups[].retry':
     'How a failed attempt is retried in this group (failover): attempts, deadline, backoff and the retry budget.',

@@ -2,6 +2,7 @@ import * as z from 'zod/mini'
 import type { UpstreamProvider } from '../upstream/provider'
 import { versionProblem } from '../upstream/kind'
 import { anthropicEntrySchema } from '../upstream/anthropic/kind'
+import { bedrockEntrySchema } from '../upstream/bedrock/kind'
 import { azureEntrySchema } from '../upstream/azure/kind'
 import { geminiEntrySchema } from '../upstream/gemini/kind'
 import { mockEntrySchema } from '../upstream/mock/kind'
@@ -59,6 +60,7 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
     openai: openaiEntrySchema(),
     anthropic: anthropicEntrySchema(),
     gemini: geminiEntrySchema(),
+    bedrock: bedrockEntrySchema(),
     azure: azureEntrySchema(),
     vertex: vertexEntrySchema(),
     mock: mockEntrySchema(),

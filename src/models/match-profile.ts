@@ -51,7 +51,7 @@ export function normalizeModelName(name: string): string {
   normalized = normalized.slice(normalized.lastIndexOf('/') + 1)
   normalized = normalized.replace(/@.*$/, '')
   normalized = normalized.replace(
-    /^(?:(?:us|eu|apac|global|jp|au|ca)\.)?(?:anthropic|meta|amazon|mistral|openai|deepseek|qwen)\./,
+    /^(?:(?:us|us-gov|eu|apac|global|jp|au|ca)\.)?(?:anthropic|meta|amazon|mistral|openai|deepseek|qwen)\./,
     '',
   )
   return normalized.replace(/-v\d+(?::\d+)?$/, '')

@@ -10,9 +10,9 @@ export const httpEntryFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     defaultText: '<group id>#<index>',
   },
   baseUrl:
-    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`). Required, except for `vertex` (default: the location's host).",
+    "The upstream's base URL, as its SDK takes it: OpenAI's includes `/v1` (`https://api.openai.com/v1`); Anthropic's and Gemini's are the bare host (`https://api.anthropic.com`). Required, except for `vertex` (default: the location's host) and `bedrock` (default: the region's endpoint).",
   apiKey: {
-    text: 'The key sent upstream: as a bearer token (`openai`), `x-api-key` (`anthropic`) or `x-goog-api-key` (`gemini`). Usually `"${NAME}"`.',
+    text: 'The key sent upstream: as a bearer token (`openai`), `x-api-key` (`anthropic`) or `x-goog-api-key` (`gemini`); a Bedrock API key, as a bearer token (`bedrock`). Usually `"${NAME}"`.',
     defaultText: 'none',
   },
   headers: {

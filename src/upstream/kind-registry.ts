@@ -1,4 +1,5 @@
 import { anthropicKind } from './anthropic/kind'
+import { bedrockKind } from './bedrock/kind'
 import { azureKind } from './azure/kind'
 import { geminiKind } from './gemini/kind'
 import { kindProblem, type UpstreamKind, type UpstreamKindIssue } from './kind'
@@ -11,6 +12,7 @@ export const builtInKinds: readonly UpstreamKind<any>[] = [
   openaiKind,
   anthropicKind,
   geminiKind,
+  bedrockKind,
   azureKind,
   vertexKind,
   mockKind,

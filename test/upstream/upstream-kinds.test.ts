@@ -76,12 +76,12 @@ describe('upstream kinds in the config', () => {
   })
 
   it('refuses an unknown provider, naming the known kinds', () => {
-    const error = configError(() => gatewayOf({ provider: 'bedrock', region: 'x' }, fetch))
+    const error = configError(() => gatewayOf({ provider: 'watsonx', region: 'x' }, fetch))
     expect(error.issues).toEqual([
       {
         path: 'groups[0].upstreams[0].provider',
         message:
-          'unknown upstream kind "bedrock": the known kinds are "openai", "anthropic", "gemini", "azure", "vertex", "mock", "framed" (add your own with "upstreamKinds")',
+          'unknown upstream kind "watsonx": the known kinds are "openai", "anthropic", "gemini", "bedrock", "azure", "vertex", "mock", "framed" (add your own with "upstreamKinds")',
       },
     ])
   })
