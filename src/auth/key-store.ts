@@ -1,4 +1,5 @@
 import type { MaybePromise } from '../internal/maybe-promise'
+import type { PerUserLimits } from './team'
 
 /**
  * Per-key limits, beside the lifetime `quota.tokens`. Windows are per minute; budgets per UTC
@@ -39,6 +40,16 @@ export type KeyRecord = {
   limits?: KeyLimits | undefined
   /** Money budgets: one, or one per period (a day and a month together). */
   budget?: MoneyBudget | readonly MoneyBudget[] | undefined
+  /**
+   * The team the key belongs to (`keys[].team`, `Team.id`): its requests must also fit the team's
+   * limits, and the key may use only the groups both allow. `undefined`: no team.
+   */
+  team?: string | undefined
+  /**
+   * Limits every end user of this key gets on its own (`keys[].perUser`); the end user is named by
+   * the request (`user`, `metadata.user_id`, `x-gateway-user`) or by the host app.
+   */
+  perUser?: PerUserLimits | undefined
   /** × the price of every request, after the group's multiplier (default 1). */
   priceMultiplier?: number | undefined
   /** A disabled key is refused with 401. */
