@@ -86,6 +86,8 @@ export function startMeteredRequest(
       const record: UsageRecord = {
         requestId: scope.requestId,
         keyId: reservation.keyId,
+        ...(scope.team === undefined ? {} : { team: scope.team.id }),
+        ...(scope.endUser === undefined ? {} : { endUser: scope.endUser }),
         ...details,
         route: scope.event.route,
         usage,
