@@ -155,8 +155,9 @@ function checkTeams(
   list(config.teams).forEach((item, index) => {
     const team = record(item)
     if (team === undefined || typeof team.id !== 'string') return
+    // The first of duplicates stands: its keys are checked against it.
     if (teams.has(team.id)) issue(['teams', index, 'id'], `duplicate team id "${team.id}"`)
-    teams.set(team.id, team)
+    else teams.set(team.id, team)
     list(team.groups).forEach((name, groupIndex) => {
       if (groupIds !== undefined && typeof name === 'string' && !groupIds.has(name))
         issue(['teams', index, 'groups', groupIndex], `unknown group "${name}"`)
