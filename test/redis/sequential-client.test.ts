@@ -1,9 +1,10 @@
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { GatewayConfig, RequestEvent } from '../../src/index'
-import { createGatewayWithState, serveGateway } from '../../src/node/index'
+import { createGateway, type GatewayConfig, type RequestEvent } from '../../src/index'
+import { serveGateway } from '../../src/node/index'
+import { createRedisUsageMeter, type RedisScriptClient } from '../../src/redis/index'
 import { gatedUpstreams } from '../helpers/limited-gateway'
-import { connectRedis, deletePrefix, redisUrl } from '../helpers/redis'
+import { connectRedis, deletePrefix, scriptClient } from '../helpers/redis'
 
 /**
  * Issue 33, item 5: a client that sends one request at a time, waiting for each answer, is never
@@ -14,7 +15,25 @@ import { connectRedis, deletePrefix, redisUrl } from '../helpers/redis'
  * flight on it: a settle that has not reached Redis when the next request arrives shows as 429
  * "held by its requests in flight". The openai SDK runs at its defaults (it retries 429s), so the
  * refusals are counted where they happen, in the gateways' events.
+ *
+ * Each instance has its own connection to Redis, and each script call waits 0–8 ms first, as
+ * calls to a Redis across a network do (loopback alone makes the race rare: 0 to 2 in 500). Before
+ * the fix, an answer's settle was sent when the answer was, and the next request's reserve could
+ * overtake it.
  */
+function jittered(client: RedisScriptClient): RedisScriptClient {
+  const wait = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 8))
+  return {
+    eval: async (script, keys, args) => {
+      await wait()
+      return client.eval(script, keys, args)
+    },
+    evalsha: async (sha, keys, args) => {
+      await wait()
+      return client.evalsha(sha, keys, args)
+    },
+  }
+}
 const key = 'sk-sequential-client-0123456789abcdef'
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -32,17 +51,21 @@ describe('a sequential client over two instances on Redis', () => {
     const upstream = gatedUpstreams()
     const refusals: RequestEvent[] = []
     const quota = 40_000
-    const config = (): GatewayConfig => ({
+    const config = (client: RedisScriptClient): GatewayConfig => ({
       groups: upstream.groups,
       keys: [{ key, id: 'sequential', quota: { tokens: quota } }],
-      state: { redis: redisUrl, prefix },
+      usageMeter: createRedisUsageMeter({ client: jittered(client), prefix }),
       onEvent: (event) => {
         if (event.status === 429) refusals.push(event)
       },
     })
     const instances = await Promise.all(
       [0, 1].map(async () => {
-        const served = await serveGateway(await createGatewayWithState(config()), { port: 0 })
+        const connection = await connectRedis()
+        cleanups.push(async () => connection.destroy())
+        const served = await serveGateway(createGateway(config(scriptClient(connection))), {
+          port: 0,
+        })
         cleanups.push(() => served.close())
         return served
       }),
