@@ -25,6 +25,15 @@ export type MoneyBudget = {
   alertAt?: number | undefined
 }
 
+/**
+ * The limits every end user of one key gets (`keys[].perUser`): each end user the key names is
+ * held to them on its own, so one customer of a shared key cannot spend another's share.
+ */
+export type PerUserLimits = {
+  limits?: KeyLimits | undefined
+  budgets?: readonly MoneyBudget[] | undefined
+}
+
 /** What the gateway knows about an API key. It never holds the key itself. */
 export type KeyRecord = {
   /** Stable identifier, used in usage records and events. */
@@ -39,6 +48,16 @@ export type KeyRecord = {
   limits?: KeyLimits | undefined
   /** Money budgets: one, or one per period (a day and a month together). */
   budget?: MoneyBudget | readonly MoneyBudget[] | undefined
+  /**
+   * The team the key belongs to (`keys[].team`, `Team.id`): its requests must also fit the team's
+   * limits, and the key may use only the groups both allow. `undefined`: no team.
+   */
+  team?: string | undefined
+  /**
+   * Limits every end user of this key gets on its own (`keys[].perUser`); the end user is named by
+   * the request (`user`, `metadata.user_id`, `x-gateway-user`) or by the host app.
+   */
+  perUser?: PerUserLimits | undefined
   /** × the price of every request, after the group's multiplier (default 1). */
   priceMultiplier?: number | undefined
   /** A disabled key is refused with 401. */

@@ -16,6 +16,7 @@ import type { UpstreamProvider } from '../upstream/provider'
 import { isBuiltIn } from './kind-checks'
 import { GatewayConfigError, readProcessEnv } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
+import { perUserOf } from './team-parts'
 
 type GroupConfig = NonNullable<ValidGatewayConfig['groups']>[number]
 type KeyConfig = NonNullable<ValidGatewayConfig['keys']>[number]
@@ -161,6 +162,8 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKe
       limits: entry.limits,
       budget: entry.budget,
       priceMultiplier: entry.priceMultiplier,
+      team: entry.team,
+      perUser: perUserOf(entry),
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },

@@ -16,6 +16,10 @@ export type RequestEvent = {
   /** The masked key, when the request carried one. */
   key?: string | undefined
   keyId?: string | undefined
+  /** The key's team id (`teams[].id`): a bounded label, never a key. */
+  team?: string | undefined
+  /** The end user the request named (`x-gateway-user`, `user`, `metadata.user_id`), validated. */
+  endUser?: string | undefined
   group?: string | undefined
   model?: string | undefined
   upstreamModel?: string | undefined
@@ -58,8 +62,11 @@ export type RequestEvent = {
    * nothing was admitted or metered. Absent when no interceptor answered.
    */
   interceptedBy?: string | undefined
-  /** Which of the key's limits refused the request (429 or 503 before any upstream call). */
-  refusal?: { limit: string; reason: string } | undefined
+  /**
+   * Which limit refused the request (429 or 503 before any upstream call), and at which level:
+   * `key` (the default), `team`, `organisation` or `end-user`.
+   */
+  refusal?: { limit: string; reason: string; level?: string | undefined } | undefined
   /** True when the request stopped retrying because its group's retry budget was spent. */
   retryBudgetExhausted?: boolean | undefined
   /**
@@ -97,6 +104,8 @@ export function startRequestEvent(
     route,
     key: undefined,
     keyId: undefined,
+    team: undefined,
+    endUser: undefined,
     group: undefined,
     model: undefined,
     upstreamModel: undefined,
@@ -136,6 +145,8 @@ export function completeRequestEvent(
     route: draft.route,
     key: draft.key,
     keyId: draft.keyId,
+    team: draft.team,
+    endUser: draft.endUser,
     group: draft.group,
     model: draft.model,
     upstreamModel: draft.upstreamModel,

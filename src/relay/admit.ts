@@ -54,6 +54,7 @@ export async function admit(
   scope.event.refusal = {
     limit: result.refusal?.name ?? (result.reason === 'unavailable' ? 'store' : 'quota'),
     reason: result.reason,
+    ...(result.refusal?.subject === undefined ? {} : { level: result.refusal.subject.kind }),
   }
   const headers: Record<string, string> = {}
   const waitMs =
@@ -190,8 +191,28 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
     refusal.retryAfterMs === undefined
       ? ' It does not reset.'
       : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
-  const where = refusal.subject === undefined ? ' (keys[].budget)' : ''
+  const where = ` (${budgetField(refusal)})`
   return `${ownerOf(refusal)} has spent its ${period} budget of ${formatUsd(refusal.limit)}${where}.${resets} See GET /v1/usage.`
+}
+
+/** The config field a refused money budget is set by, so an operator knows where to look. */
+function budgetField(refusal: LimitRefusal): string {
+  const kind = refusal.subject?.kind
+  switch (kind) {
+    case undefined:
+    case 'key':
+      return 'keys[].budget'
+    case 'team':
+      return 'teams[].budget'
+    case 'organisation':
+      return 'organisation.budget'
+    case 'end-user':
+      return 'keys[].perUser.budget'
+    default: {
+      const unknown: never = kind
+      return String(unknown)
+    }
+  }
 }
 
 function formatWait(ms: number): string {
