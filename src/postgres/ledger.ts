@@ -1,5 +1,5 @@
 import type { DailyUsage, UsageLedger } from '../usage/usage-ledger'
-import type { UsageRecord } from '../usage/usage-meter'
+import type { MeteredSubjectRef, UsageRecord } from '../usage/usage-meter'
 import type { PostgresOptions } from './client'
 import {
   ensurePartitionSql,
@@ -58,16 +58,17 @@ export type PostgresLedger = UsageLedger & {
    * Tokens of a key's requests that ended at or after `sinceMs`, by the rows in Postgres: the
    * daily rollup for whole UTC days and the ledger for the part of a day before them. What budgets
    * re-seed from after the shared meter lost its state (`reseed: (keyId, period) =>
-   * ledger.usedSince(keyId, period.startMs)`). Rows still queued on some instance (at most
+   * ledger.usedSince(keyId, period.startMs)`). With a `subject` (a team, the organisation, an end
+   * user of the key), that subject's requests. Rows still queued on some instance (at most
    * `flushIntervalMs` of its traffic) are not counted yet.
    */
-  usedSince(keyId: string, sinceMs: number): Promise<number>
+  usedSince(keyId: string, sinceMs: number, subject?: MeteredSubjectRef): Promise<number>
   /**
    * What a key's priced requests that ended at or after `sinceMs` were charged, in nano-USD, by
    * the same rows: what money budgets re-seed from. Unpriced requests (and rows from before
    * prices, schema version 3) add nothing.
    */
-  spentSince(keyId: string, sinceMs: number): Promise<number>
+  spentSince(keyId: string, sinceMs: number, subject?: MeteredSubjectRef): Promise<number>
   /** A key's totals per UTC day from the daily rollup (`GET /v1/usage`'s `daily`). */
   dailyUsage(keyId: string, days: number): Promise<DailyUsage[]>
 }
@@ -263,8 +264,10 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
     },
     stats: () => ({ queued: queue.length, ...stats }),
     dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
-    usedSince: (keyId, sinceMs) => sumSince(options.client, tables, 'total_tokens', keyId, sinceMs),
-    spentSince: (keyId, sinceMs) => sumSince(options.client, tables, 'cost_nano', keyId, sinceMs),
+    usedSince: (keyId, sinceMs, subject) =>
+      sumSince(options.client, tables, 'total_tokens', keyId, sinceMs, subject),
+    spentSince: (keyId, sinceMs, subject) =>
+      sumSince(options.client, tables, 'cost_nano', keyId, sinceMs, subject),
   }
 }
 
