@@ -229,6 +229,7 @@ describe('migrate', () => {
       ledger.record({
         requestId: 'req_late',
         keyId: 'k',
+        usage: undefined,
         groupId: 'g',
         providerId: 'g#0',
         model: 'm',
