@@ -12,6 +12,7 @@ import { createRetryBudgets } from './failover/retry-budget'
 import type { UpstreamSelector } from './failover/upstream-selector'
 import { createGatewayLifecycle } from './gateway-lifecycle'
 import type { GatewayRuntime } from './gateway-runtime'
+import { buildTeamStore, checkMeterSubjectKinds, organisationOf } from './config/team-parts'
 import { createInterceptorChain } from './intercept/interceptor-chain'
 import type { RequestEvent } from './observability/request-event'
 import { createPriceCatalogue } from './pricing/price-catalogue'
@@ -56,6 +57,7 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
     () => undefined,
   )
   const meter = valid.usageMeter ?? createMemoryUsageMeter({ now })
+  checkMeterSubjectKinds(valid, meter)
   const responseStore = valid.responseStore ?? createMemoryResponseStore()
   const registry = buildGroupRegistry(valid, now)
   const groups = registry.list()
@@ -99,6 +101,8 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
       }
     },
     interceptors: createInterceptorChain(valid.interceptors),
+    teams: buildTeamStore(valid),
+    organisation: organisationOf(valid),
     prices: createPriceCatalogue({ builtIn: valid.builtInPrices, overrides: valid.prices }),
     unpricedModels: valid.unpricedModels,
     budgetAlert: (alert: BudgetAlert) => {

@@ -5,7 +5,8 @@ import type { ValidGatewayConfig } from './config/schema'
 import { GatewayError, toGatewayError } from './errors'
 import type { GatewayParts } from './gateway-assemble'
 import type { AuthedScope, RequestScope } from './gateway-runtime'
-import type { KeyRecord } from './auth/key-store'
+import { withKeyTeam, type KeyWithTeam } from './auth/key-team'
+import { checkEndUser, headerEndUser } from './relay/end-user'
 import { builtInRoutes } from './handlers/built-in-routes'
 import { createCorsPolicy } from './http/cors'
 import type { GatewayAnswer } from './http/gateway-answer'
@@ -13,6 +14,7 @@ import type { GatewayRequest } from './http/gateway-request'
 import { compileRoutes, type ErrorRenderer } from './http/route-table'
 import { parseRequestUrl, pathOfUnparsedUrl } from './http/request-url'
 import {
+  contextEndUser,
   guessErrorShape,
   stripBasePath,
   waitUntilOf,
@@ -196,8 +198,12 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
       // The id a database key's text names is shown only once the store knows the key.
       scope.event.key = maskUnverifiedKey(secret)
       const found = authenticate(secret, parts.keyStoreReady() ?? (await runtime.keyStore()), now)
-      const authed = authenticated(scope, found instanceof Promise ? await found : found)
+      const record = found instanceof Promise ? await found : found
       scope.event.key = maskKey(secret)
+      scope.event.keyId = record.id
+      const teamed = withKeyTeam(record, runtime.teams)
+      const authed = authenticated(scope, teamed instanceof Promise ? await teamed : teamed)
+      noteEndUser(scope, context)
       response = await route.handler(runtime, authed)
     } catch (thrown) {
       // A client that left may surface as any failure (a body read cut short): it is an abort.
@@ -222,10 +228,26 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
 }
 
 /** The request's scope once its key is known: the one place the scope becomes an `AuthedScope`. */
-function authenticated(scope: RequestScope, key: KeyRecord): AuthedScope {
+function authenticated(scope: RequestScope, { key, team }: KeyWithTeam): AuthedScope {
   scope.key = key
   scope.event.keyId = key.id
+  if (team !== undefined) {
+    scope.team = team
+    scope.event.team = team.id
+  }
   return scope as AuthedScope
+}
+
+/**
+ * The end user the host app (`context.endUser`) or the `x-gateway-user` header names, checked;
+ * the body's field is read later, by the route (`noteBodyEndUser`), and comes after both.
+ */
+function noteEndUser(scope: RequestScope, context: GatewayContext | object | undefined): void {
+  const endUser =
+    checkEndUser(contextEndUser(context), 'endUser') ?? headerEndUser(scope.request.headers)
+  if (endUser === undefined) return
+  scope.endUser = endUser
+  scope.event.endUser = endUser
 }
 
 /** The answer past `maxInFlight`: 503 (529 `overloaded_error` to Anthropic clients), retry soon. */

@@ -1,4 +1,5 @@
 import type { KeyRecord, KeyStore } from './auth/key-store'
+import type { Organisation, Team, TeamStore } from './auth/team'
 import type { UpstreamSelector } from './failover/upstream-selector'
 import type { RetryBudget } from './failover/retry-budget'
 import type { RetryPolicy } from './failover/retry-policy'
@@ -54,6 +55,10 @@ export type GatewayRuntime = {
   scrubberFor: (provider: UpstreamProvider) => SecretScrubber
   /** The config's call interceptors; `undefined` when it names none, and calls skip the chain. */
   interceptors: InterceptorChain | undefined
+  /** The teams keys belong to (`teams[]`, a `teamStore`); `undefined` when there are none. */
+  teams?: TeamStore | undefined
+  /** The organisation's budgets (`organisation.budget`); `undefined` without one. */
+  organisation?: Organisation | undefined
 }
 
 /** The state of one request as it moves through the gateway. */
@@ -63,6 +68,13 @@ export type RequestScope = {
   requestId: string
   startedAt: number
   key: KeyRecord | undefined
+  /** The key's team, once the key is known and has one. */
+  team?: Team | undefined
+  /**
+   * The end user the request is made for (`x-gateway-user`, the body's `user` or
+   * `metadata.user_id`, or the host app's `endUser`), validated; `undefined` when none is named.
+   */
+  endUser?: string | undefined
   /** The model named in the path, on Gemini's routes (`/v1beta/models/{model}:…`). */
   pathModel?: string | undefined
   /** The id named in the path, on `GET /v1/responses/{id}`. */

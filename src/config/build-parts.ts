@@ -15,6 +15,7 @@ import type { UpstreamProvider } from '../upstream/provider'
 import { isBuiltIn } from './kind-checks'
 import { GatewayConfigError } from './parse-config'
 import type { ValidGatewayConfig } from './schema'
+import { perUserOf } from './team-parts'
 
 type GroupConfig = NonNullable<ValidGatewayConfig['groups']>[number]
 type KeyConfig = NonNullable<ValidGatewayConfig['keys']>[number]
@@ -148,6 +149,8 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKe
       limits: entry.limits,
       budget: entry.budget,
       priceMultiplier: entry.priceMultiplier,
+      team: entry.team,
+      perUser: perUserOf(entry),
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },

@@ -52,6 +52,7 @@ function checkConfigParts(config: Record<string, unknown>, issue: Report): void 
   const groupIds = checkGroups(groups ?? [], issue)
   checkFallbacks(groups ?? [], issue)
   checkKeys(list(config.keys), groups === undefined ? undefined : groupIds, issue)
+  checkTeams(config, groups === undefined ? undefined : groupIds, issue)
   checkUpstreamKinds(config, issue)
 }
 
@@ -137,6 +138,49 @@ function checkKeys(keys: unknown[], groupIds: Set<string> | undefined, issue: Re
     list(entry.groups).forEach((name, groupIndex) => {
       if (groupIds !== undefined && typeof name === 'string' && !groupIds.has(name))
         issue(['keys', index, 'groups', groupIndex], `unknown group "${name}"`)
+    })
+  })
+}
+
+/**
+ * Duplicate team ids, groups a team names that the config does not have, keys of a team the config
+ * does not list (unless a `teamStore` may know it), and a key's groups its team does not allow.
+ */
+function checkTeams(
+  config: Record<string, unknown>,
+  groupIds: Set<string> | undefined,
+  issue: Report,
+): void {
+  const teams = new Map<string, Record<string, unknown>>()
+  list(config.teams).forEach((item, index) => {
+    const team = record(item)
+    if (team === undefined || typeof team.id !== 'string') return
+    // The first of duplicates stands: its keys are checked against it.
+    if (teams.has(team.id)) issue(['teams', index, 'id'], `duplicate team id "${team.id}"`)
+    else teams.set(team.id, team)
+    list(team.groups).forEach((name, groupIndex) => {
+      if (groupIds !== undefined && typeof name === 'string' && !groupIds.has(name))
+        issue(['teams', index, 'groups', groupIndex], `unknown group "${name}"`)
+    })
+  })
+  list(config.keys).forEach((item, index) => {
+    const entry = record(item)
+    if (entry === undefined || typeof entry.team !== 'string') return
+    const team = teams.get(entry.team)
+    if (team === undefined) {
+      if (config.teamStore === undefined) {
+        issue(['keys', index, 'team'], `unknown team "${entry.team}": add it to "teams"`)
+      }
+      return
+    }
+    if (!Array.isArray(team.groups)) return
+    const allowed = new Set(team.groups)
+    list(entry.groups).forEach((name, groupIndex) => {
+      if (typeof name === 'string' && !allowed.has(name))
+        issue(
+          ['keys', index, 'groups', groupIndex],
+          `group "${name}" is not one of team "${entry.team}"'s groups`,
+        )
     })
   })
 }

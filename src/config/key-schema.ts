@@ -9,18 +9,7 @@ import type { buildSpendSchemas } from './spend-schema'
  * Built with the rest of the config schema, on its first use.
  */
 export function buildKeyEntrySchema(spend: ReturnType<typeof buildSpendSchemas>) {
-  const perMinute = z.optional(positiveInt())
-  const budget = z.optional(nonNegativeInt())
-
-  /** A key's limits (`KeyLimits`): windows of at least 1, budgets of 0 or more (0 refuses all). */
-  const keyLimits = z.strictObject({
-    requestsPerMinute: perMinute,
-    inputTokensPerMinute: perMinute,
-    outputTokensPerMinute: perMinute,
-    concurrency: perMinute,
-    tokensPerDay: budget,
-    tokensPerMonth: budget,
-  })
+  const keyLimits = buildKeyLimitsSchema()
 
   const keyEntry = z
     .strictObject({
@@ -46,6 +35,12 @@ export function buildKeyEntrySchema(spend: ReturnType<typeof buildSpendSchemas>)
       budget: z.optional(spend.budgets),
       /** × the list price, after the group's multiplier. */
       priceMultiplier: z.optional(spend.priceMultiplier),
+      /** The team the key belongs to (`teams[].id`). */
+      team: z.optional(z.string().check(z.minLength(1))),
+      /** Limits each end user of the key gets on its own. */
+      perUser: z.optional(
+        z.strictObject({ limits: z.optional(keyLimits), budget: z.optional(spend.budgets) }),
+      ),
       disabled: z.optional(z.boolean()),
       expiresAt: z.optional(z.iso.datetime({ offset: true })),
     })
@@ -57,4 +52,21 @@ export function buildKeyEntrySchema(spend: ReturnType<typeof buildSpendSchemas>)
     )
 
   return keyEntry
+}
+
+/**
+ * The limits of a key (`KeyLimits`), a team's and an end user's alike: windows of at least 1,
+ * budgets of 0 or more (0 refuses all).
+ */
+export function buildKeyLimitsSchema() {
+  const perMinute = z.optional(positiveInt())
+  const budget = z.optional(nonNegativeInt())
+  return z.strictObject({
+    requestsPerMinute: perMinute,
+    inputTokensPerMinute: perMinute,
+    outputTokensPerMinute: perMinute,
+    concurrency: perMinute,
+    tokensPerDay: budget,
+    tokensPerMonth: budget,
+  })
 }

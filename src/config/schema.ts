@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import type { KeyHasher } from '../auth/hash-key'
+import type { TeamStore } from '../auth/team'
 import type { KeyStore } from '../auth/key-store'
 import { credentialHeaders } from '../auth/credentials'
 import { requestIdHeaders } from '../upstream/upstream-headers'
@@ -14,6 +15,7 @@ import type { RequestEvent } from '../observability/request-event'
 import { hasFunction, positiveInt } from './schema-parts'
 import { buildGroupSchema } from './group-schema'
 import { buildKeyEntrySchema } from './key-schema'
+import { buildTeamSchemas } from './team-schema'
 import { buildStateConfigSchema } from './state-schema'
 import { buildCorsSchema } from './cors-schema'
 import { buildConsoleSchema } from './console-schema'
@@ -42,6 +44,7 @@ function buildConfigSchemas() {
   const spend = buildSpendSchemas()
   const group = buildGroupSchema(spend)
   const keyEntry = buildKeyEntrySchema(spend)
+  const teamSchemas = buildTeamSchemas(spend)
   const stateConfigSchema = buildStateConfigSchema()
 
   /** A header name, lower-cased: never a credential header, never one the gateway sets itself. */
@@ -106,6 +109,12 @@ function buildConfigSchemas() {
       ),
       keys: z.optional(z.array(keyEntry)),
       keyStore: z.optional(plugin<KeyStore>('lookup', 'KeyStore')),
+      /** Teams of keys: limits and budgets shared by their keys, and the groups they may use. */
+      teams: z.optional(z.array(teamSchemas.team)),
+      /** Where teams the config does not list are looked up (a database's). */
+      teamStore: z.optional(plugin<TeamStore>('lookup', 'TeamStore')),
+      /** The organisation above every team and key: its money budget. */
+      organisation: z.optional(teamSchemas.organisation),
       /** Prices by upstream-model pattern, over the built-in catalogue; `false`: unpriced. */
       prices: z.optional(spend.prices),
       /** `false` starts the catalogue empty: only `prices` and `models[].price` price models. */

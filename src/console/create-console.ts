@@ -22,7 +22,8 @@ import {
 } from './api/session'
 import { routeApi } from './api/routes'
 import { createPostgresKeyAdmin } from './key-admin'
-import type { ConsoleAuth, ConsoleOptions, ConsoleUser } from './options'
+import type { ConsoleAuth, ConsoleOptions, ConsoleUser, OrganisationOptions } from './options'
+import type { Organisation } from '../auth/team'
 
 /** The console: a WHATWG handler for every request under its `path`. */
 export type ConsoleHandler = ((request: Request, context?: object) => Promise<Response>) & {
@@ -104,7 +105,10 @@ export function createConsole(
     usage:
       options.usage ??
       (options.postgres === undefined ? undefined : createPostgresUsageReports(options.postgres)),
-    organisation: options.organisation ?? section?.organisation,
+    organisation:
+      options.organisation ??
+      section?.organisation ??
+      organisationPanelOptions(inspection.runtime.organisation),
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
     signer: createSessionSigner(auth.sessionSecret, (auth.sessionTtlMinutes ?? 480) * 60_000),
     now: inspection.runtime.now,
@@ -253,3 +257,18 @@ function checkTokens(adminTokens: readonly string[], viewerTokens: readonly stri
 }
 
 export type { GatewayInspection }
+
+/**
+ * The organisation panel of the config's enforced budget (`organisation.budget`), when the
+ * console section names none of its own: the monthly budget, else the daily one (the panel shows
+ * one period; a lifetime budget has no period to show).
+ */
+function organisationPanelOptions(
+  organisation: Organisation | undefined,
+): OrganisationOptions | undefined {
+  const budgets = organisation?.budgets ?? []
+  const budget =
+    budgets.find((item) => item.per === 'month') ?? budgets.find((item) => item.per === 'day')
+  if (budget === undefined) return undefined
+  return { budgetUsd: budget.usd, budgetPer: budget.per === 'day' ? 'day' : 'month' }
+}

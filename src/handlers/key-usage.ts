@@ -7,12 +7,16 @@ import { nanoToUsd } from '../pricing/price-units'
 import { moneyBudgetsOf } from '../usage/key-limits'
 import { budgetsOf, isMoneyState, spendOf } from './key-spend'
 import type { RouteDefinition } from './route-definition'
+import { subjectUsage } from './subject-usage'
 
 /**
  * `GET /v1/usage`: the calling key's own usage, spend and limits, and nothing
  * about other keys. The limits come from the meter, so with a shared meter they are the fleet's,
  * not this instance's. `spend` is what the key's requests cost in USD (in all, today, this month)
  * and `budget` its money budgets; `daily` rows carry their cost. Besides our own structure it
+ * `team` is the key's team's limits and budgets, what they used and what is left (never the team's
+ * other keys), `null` without a team; `end_user` is there when the key has `perUser` limits and the
+ * request names its end user (`x-gateway-user`). It
  * carries the flat fields CC Switch-style clients read: `isValid`, `planName`, `remaining` (the
  * least left of the key's token budgets, -1 when it has none) and `unit`.
  */
@@ -21,6 +25,10 @@ export async function handleKeyUsage(
   scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const key = scope.key
+  const team = scope.team
+  // Only the end user the request names (`x-gateway-user`, or the host app's): the key's other
+  // end users are never listed, nor their spend echoed.
+  const endUser = key.perUser === undefined ? undefined : scope.endUser
   const moneyBudgets = moneyBudgetsOf(key.budget)
   const summary = await runtime.meter.summary(key.id, {
     limits: key.limits,
@@ -72,6 +80,27 @@ export async function handleKeyUsage(
     spend: spendOf(summary, states, days, now),
     budget: budgetsOf(moneyBudgets, states, now),
     ...(daily === undefined ? {} : { daily }),
+    team:
+      team === undefined
+        ? null
+        : {
+            id: team.id,
+            name: team.name ?? team.id,
+            ...(await subjectUsage(runtime, { kind: 'team', id: team.id }, team, now)),
+          },
+    ...(endUser === undefined
+      ? {}
+      : {
+          end_user: {
+            id: endUser,
+            ...(await subjectUsage(
+              runtime,
+              { kind: 'end-user', id: endUser, keyId: key.id },
+              key.perUser ?? {},
+              now,
+            )),
+          },
+        }),
     isValid: true,
     planName: key.name ?? key.id,
     remaining,

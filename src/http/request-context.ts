@@ -1,8 +1,23 @@
 import type { ErrorShape } from '../protocols/protocol-name'
 import type { RequestHeaders } from './gateway-request'
 
-/** What runtimes that keep a request alive past its response pass in (Workers' `ctx`). */
-export type GatewayContext = { waitUntil?(promise: Promise<unknown>): void }
+/**
+ * What runtimes that keep a request alive past its response pass in (Workers' `ctx`), and what a
+ * host app that calls the gateway in code may add: the end user it serves the request for, from
+ * its own session (`gateway(request, { endUser: session.userId })`). It wins over the
+ * `x-gateway-user` header and the body's `user` or `metadata.user_id`.
+ */
+export type GatewayContext = {
+  waitUntil?(promise: Promise<unknown>): void
+  /** The end user of this request, 1 to 256 visible ASCII characters. */
+  endUser?: string | undefined
+}
+
+/** The end user a host app named in the context, unchecked; `undefined` when none. */
+export function contextEndUser(context: GatewayContext | object | undefined): unknown {
+  if (context === undefined || !('endUser' in context)) return undefined
+  return context.endUser
+}
 
 /** The runtime's `waitUntil`, bound, or a no-op where the runtime has none. */
 export function waitUntilOf(

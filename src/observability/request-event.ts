@@ -16,6 +16,10 @@ export type RequestEvent = {
   /** The masked key, when the request carried one. */
   key?: string | undefined
   keyId?: string | undefined
+  /** The key's team id (`teams[].id`): a bounded label, never a key. */
+  team?: string | undefined
+  /** The end user the request named (`x-gateway-user`, `user`, `metadata.user_id`), validated. */
+  endUser?: string | undefined
   group?: string | undefined
   model?: string | undefined
   upstreamModel?: string | undefined
@@ -97,6 +101,8 @@ export function startRequestEvent(
     route,
     key: undefined,
     keyId: undefined,
+    team: undefined,
+    endUser: undefined,
     group: undefined,
     model: undefined,
     upstreamModel: undefined,
@@ -136,6 +142,8 @@ export function completeRequestEvent(
     route: draft.route,
     key: draft.key,
     keyId: draft.keyId,
+    team: draft.team,
+    endUser: draft.endUser,
     group: draft.group,
     model: draft.model,
     upstreamModel: draft.upstreamModel,

@@ -4,7 +4,7 @@ import { readTotals, reportSpan } from './key-usage'
 import { resolveTables } from './tables'
 
 /** The sums of `usageSums`, computed from ledger rows rather than read from a rollup. */
-const ledgerSums = `count(*)::text AS requests,
+export const ledgerSums = `count(*)::text AS requests,
   count(*) FILTER (WHERE outcome = 'error')::text AS error_requests,
   count(*) FILTER (WHERE outcome = 'aborted')::text AS aborted_requests,
   coalesce(sum(input_tokens), 0)::text AS input_tokens,

@@ -38,9 +38,6 @@ export type LedgerRow = {
   end_user: string | null
 }
 
-/** A usage record with the team and end user it may carry (the meter's record names them). */
-type TeamRecord = UsageRecord & { team?: string | undefined; endUser?: string | undefined }
-
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
 type StoredAttempt = Record<string, string | number | boolean>
 
@@ -85,8 +82,8 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     cost_nano: cost === undefined ? null : (whole(cost.nanoUsd) ?? null),
     list_cost_nano: cost === undefined ? null : (whole(cost.listNanoUsd) ?? null),
     price: cost === undefined ? null : cost.price,
-    team: optionalText((record as TeamRecord).team),
-    end_user: optionalText((record as TeamRecord).endUser),
+    team: optionalText(record.team),
+    end_user: optionalText(record.endUser),
   }
 }
 

@@ -58,17 +58,25 @@ export type PostgresLedger = UsageLedger & {
    * Tokens of a key's requests that ended at or after `sinceMs`, by the rows in Postgres: the
    * daily rollup for whole UTC days and the ledger for the part of a day before them. What budgets
    * re-seed from after the shared meter lost its state (`reseed: (keyId, period) =>
-   * ledger.usedSince(keyId, period.startMs)`). With a `subject` (a team, the organisation, an end
-   * user of the key), that subject's requests. Rows still queued on some instance (at most
+   * ledger.usedSince(keyId, period.startMs)`). Rows still queued on some instance (at most
    * `flushIntervalMs` of its traffic) are not counted yet.
    */
-  usedSince(keyId: string, sinceMs: number, subject?: MeteredSubjectRef): Promise<number>
+  usedSince(keyId: string, sinceMs: number): Promise<number>
   /**
    * What a key's priced requests that ended at or after `sinceMs` were charged, in nano-USD, by
    * the same rows: what money budgets re-seed from. Unpriced requests (and rows from before
    * prices, schema version 3) add nothing.
    */
-  spentSince(keyId: string, sinceMs: number, subject?: MeteredSubjectRef): Promise<number>
+  spentSince(keyId: string, sinceMs: number): Promise<number>
+  /**
+   * Tokens of a team's, the organisation's or an end user's requests that ended at or after
+   * `sinceMs` (the rows carry the team and end user from schema version 4): what their budgets
+   * re-seed from (`ledgerReseed`). A team's and the organisation's are read from the rollups
+   * for whole days; an end user's from its key's ledger rows.
+   */
+  usedBySubjectSince(subject: MeteredSubjectRef, sinceMs: number): Promise<number>
+  /** The same in nano-USD charged: what the subject's money budgets re-seed from. */
+  spentBySubjectSince(subject: MeteredSubjectRef, sinceMs: number): Promise<number>
   /** A key's totals per UTC day from the daily rollup (`GET /v1/usage`'s `daily`). */
   dailyUsage(keyId: string, days: number): Promise<DailyUsage[]>
 }
@@ -264,10 +272,12 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
     },
     stats: () => ({ queued: queue.length, ...stats }),
     dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
-    usedSince: (keyId, sinceMs, subject) =>
-      sumSince(options.client, tables, 'total_tokens', keyId, sinceMs, subject),
-    spentSince: (keyId, sinceMs, subject) =>
-      sumSince(options.client, tables, 'cost_nano', keyId, sinceMs, subject),
+    usedSince: (keyId, sinceMs) => sumSince(options.client, tables, 'total_tokens', keyId, sinceMs),
+    spentSince: (keyId, sinceMs) => sumSince(options.client, tables, 'cost_nano', keyId, sinceMs),
+    usedBySubjectSince: (subject, sinceMs) =>
+      sumSince(options.client, tables, 'total_tokens', subject.keyId ?? '', sinceMs, subject),
+    spentBySubjectSince: (subject, sinceMs) =>
+      sumSince(options.client, tables, 'cost_nano', subject.keyId ?? '', sinceMs, subject),
   }
 }
 

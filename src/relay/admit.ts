@@ -190,8 +190,27 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
     refusal.retryAfterMs === undefined
       ? ' It does not reset.'
       : ` It resets at ${resetInstant(now, refusal.retryAfterMs)} (UTC).`
-  const where = refusal.subject === undefined ? ' (keys[].budget)' : ''
+  const where = ` (${budgetField(refusal)})`
   return `${ownerOf(refusal)} has spent its ${period} budget of ${formatUsd(refusal.limit)}${where}.${resets} See GET /v1/usage.`
+}
+
+/** The config field a refused money budget is set by, so an operator knows where to look. */
+function budgetField(refusal: LimitRefusal): string {
+  switch (refusal.subject?.kind) {
+    case undefined:
+    case 'key':
+      return 'keys[].budget'
+    case 'team':
+      return 'teams[].budget'
+    case 'organisation':
+      return 'organisation.budget'
+    case 'end-user':
+      return 'keys[].perUser.budget'
+    default: {
+      const unknown: never = refusal.subject.kind
+      return String(unknown)
+    }
+  }
 }
 
 function formatWait(ms: number): string {

@@ -6,6 +6,7 @@ import {
   unpricedModelError,
 } from './route-price'
 import { admit } from './admit'
+import { requestSubjects, subjectsSpendMoney } from './request-subjects'
 import { startMeteredRequest } from './metered-request'
 import type { LoopState } from './attempt-state'
 import { fallbackRoutes } from './fallback-plan'
@@ -45,11 +46,15 @@ export async function planAttempt(
  */
 async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void> {
   const { runtime, scope, key } = state
-  if (refusesUnpriced(runtime, routed.route, key)) throw unpricedModelError(routed.route)
+  // The team, the organisation and the end user are checked and charged with the key, at once.
+  const subjects = requestSubjects(runtime, scope, key)
+  // Only money budgets hold a cost: a request without one spends nothing on estimating it.
+  const budgeted = hasMoneyBudget(key) || subjectsSpendMoney(subjects)
+  if (refusesUnpriced(runtime, routed.route, key, budgeted)) {
+    throw unpricedModelError(routed.route)
+  }
   const fallbacks = routed.route.model.fallbacks
   let reserve = { estimatedTokens: routed.estimatedTokens, estimate: routed.estimate }
-  // Only money budgets hold a cost: a key without one spends nothing on estimating it.
-  const budgeted = hasMoneyBudget(key)
   let costNano = budgeted ? routeCostEstimate(runtime, routed.route, key, routed.estimate) : 0
   if (fallbacks !== undefined && fallbacks.length > 0) {
     // A fallback model may be allowed a longer output, or cost more, than the call's own: hold
@@ -64,7 +69,7 @@ async function admitRequest(state: LoopState, routed: RoutedCall): Promise<void>
     }
   }
   const estimate = costNano > 0 ? { ...reserve.estimate, costNano } : reserve.estimate
-  state.admission = await admit(runtime, scope, key, { ...reserve, estimate })
+  state.admission = await admit(runtime, scope, key, { ...reserve, estimate, subjects })
   state.metered = startMeteredRequest(
     runtime,
     scope,

@@ -121,8 +121,11 @@ export async function attemptCall(attempt: AttemptCall): Promise<GatewayAnswer> 
     exchange.dispose()
     const answer = plan.answerJson(json.text, json.body)
     answered()
-    metered.finish('ok', upstream.status, answer.usage, 'answered')
+    const settling = metered.finish('ok', upstream.status, answer.usage, 'answered')
     telemetry?.answeredJson(record, json.body, answer.usage)
+    // The answer is released once its usage is settled: its client's next request must not find
+    // this one still holding its reservation (issue 33, "an answered request is settled").
+    if (settling !== undefined) await settling
     return textAnswer(answer.body, upstream.status, jsonContentType)
   } catch (error) {
     scope.eventDeferred = false

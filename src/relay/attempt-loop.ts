@@ -96,12 +96,14 @@ export async function runAttempts(
     throw lastFailure(state)
   } catch (error) {
     const failure = state.failure === undefined ? error : state.failure
-    state.metered?.finish(
+    const settling = state.metered?.finish(
       failure instanceof ClientGoneError ? 'aborted' : 'error',
       GatewayError.isInstance(failure) ? failure.status : 499,
       undefined,
       state.sent ? 'sent' : 'not-sent',
     )
+    // An error answer is an answer too: its client may retry at once, and must find it settled.
+    if (settling !== undefined) await settling
     throw error
   }
 }

@@ -30,6 +30,12 @@ export type MeteredRequest = {
    * Settles the reservation with the usage the upstream reported, or an estimate when it reported
    * none (see `settledUsage`); later calls do nothing.
    *
+   * Returns the settle's promise when the meter answers asynchronously (a shared store), settled
+   * or failed, never rejected: the answer's last bytes wait for it, so that a client that has its
+   * whole answer and sends its next request — to this instance or another — finds this request
+   * settled, not still holding what it reserved (issue 33). `undefined` when the meter settled at
+   * once, or on a later call.
+   *
    * @param progress how far the call got: sent upstream, or its answer begun toward the client
    */
   finish(
@@ -37,7 +43,7 @@ export type MeteredRequest = {
     status: number,
     usage: TokenUsage | undefined,
     progress: CallProgress,
-  ): void
+  ): Promise<void> | undefined
   readonly finished: boolean
 }
 
@@ -68,7 +74,7 @@ export function startMeteredRequest(
       return finished
     },
     finish(outcome, status, reported, progress) {
-      if (finished) return
+      if (finished) return undefined
       finished = true
       stopRenewing()
       const { usage, estimated } = settledUsage(reported, outcome, estimate, progress)
@@ -80,6 +86,8 @@ export function startMeteredRequest(
       const record: UsageRecord = {
         requestId: scope.requestId,
         keyId: reservation.keyId,
+        ...(scope.team === undefined ? {} : { team: scope.team.id }),
+        ...(scope.endUser === undefined ? {} : { endUser: scope.endUser }),
         ...details,
         route: scope.event.route,
         usage,
@@ -99,16 +107,15 @@ export function startMeteredRequest(
       // The ledger gets the record once the settle is applied (or has failed): a budget that a
       // shared meter re-seeds from the ledger then never counts a request twice.
       if (settled instanceof Promise) {
-        scope.waitUntil(
-          settled
-            .then((result: unknown) => raiseAlerts(runtime, scope, result))
-            .catch(reportMeterFailure)
-            .then(() => writeLedger(runtime, record)),
-        )
-      } else {
-        raiseAlerts(runtime, scope, settled)
-        writeLedger(runtime, record)
+        const applied = settled
+          .then((result: unknown) => raiseAlerts(runtime, scope, result))
+          .catch(reportMeterFailure)
+        scope.waitUntil(applied.then(() => writeLedger(runtime, record)))
+        return applied
       }
+      raiseAlerts(runtime, scope, settled)
+      writeLedger(runtime, record)
+      return undefined
     },
   }
 }

@@ -55,11 +55,13 @@ export async function relaySse(
     signal: exchange.signal,
   })
   let ended = false
+  // The settle of a shared meter, in flight: the stream's last bytes wait for it (issue 33).
+  let settlingUsage: Promise<void> | undefined
   const end = (outcome: UsageOutcome, error?: GatewayError) => {
     if (ended) return
     ended = true
     exchange.dispose()
-    metered.finish(outcome, 200, translator.usage(), 'answered')
+    settlingUsage = metered.finish(outcome, 200, translator.usage(), 'answered')
     options.onEnd(outcome, error)
   }
 
@@ -143,7 +145,14 @@ export async function relaySse(
   await settling(first)
   write(first)
 
-  const take = (): string | undefined => {
+  const take = async (): Promise<string | undefined> => {
+    // The last piece goes out once the request is settled: a client that has read the whole
+    // stream and sends its next request finds this one no longer holding its reservation.
+    if (closed && settlingUsage !== undefined) {
+      const settled = settlingUsage
+      settlingUsage = undefined
+      await settled
+    }
     const piece = ready
     ready = ''
     return piece === '' ? undefined : piece
@@ -162,7 +171,7 @@ export async function relaySse(
         await new Promise((resolve) => setTimeout(resolve, abortGraceMs))
         throw failure
       }
-      if (closed) return undefined
+      if (closed) return take()
       try {
         for (;;) {
           // Already parsed events are taken as they are; a promise only when a read is needed.

@@ -1,3 +1,4 @@
+import { noteBodyEndUser } from './end-user'
 import type { AuthedScope, GatewayRuntime, RequestScope } from '../gateway-runtime'
 import { sessionHintOf } from '../failover/session-hint'
 import type { ProtocolName } from '../protocols/protocol-name'
@@ -58,6 +59,7 @@ export function routeCall(
   },
 ): RoutedCall {
   scope.event.stream = call.stream
+  noteBodyEndUser(scope, call.protocol, call.body)
   return {
     route,
     model: call.model,

@@ -23,14 +23,20 @@ export function hasMoneyBudget(key: KeyRecord): boolean {
 }
 
 /**
- * Whether a route may not serve this key: it has a money budget, the route's model has no price
+ * Whether a route may not serve this key: it (or, with `budgeted`, its team, organisation or end
+ * user) has a money budget, the route's model has no price
  * (its spend could not be counted), and the config refuses that (`unpricedModels: 'refuse'`, the
  * default).
  */
-export function refusesUnpriced(runtime: GatewayRuntime, route: Route, key: KeyRecord): boolean {
+export function refusesUnpriced(
+  runtime: GatewayRuntime,
+  route: Route,
+  key: KeyRecord,
+  budgeted: boolean = hasMoneyBudget(key),
+): boolean {
   return (
     runtime.unpricedModels === 'refuse' &&
-    hasMoneyBudget(key) &&
+    budgeted &&
     runtime.prices.forModel(route.model) === undefined
   )
 }

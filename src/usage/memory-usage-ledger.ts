@@ -19,16 +19,25 @@ export type MemoryUsageLedgerOptions = {
   now?: (() => number) | undefined
 }
 
-/** A ledger that keeps this process's usage per key, UTC day and model, and serves reports. */
+/**
+ * A ledger that keeps this process's usage per key (with its team and end user), UTC day and
+ * model, and serves reports.
+ */
 export type MemoryUsageLedger = UsageLedger & UsageReports
 
-type Row = { keyId: string; day: string; model: string } & UsageTotals
+type Row = {
+  keyId: string
+  team: string | undefined
+  endUser: string | undefined
+  day: string
+  model: string
+} & UsageTotals
 
 const dayMs = 86_400_000
 
 /**
- * A usage ledger in memory: a rollup of this process's requests per key, UTC day and model (not
- * one row per request), kept for `retentionDays`. It gives `GET /v1/usage` its `daily` history
+ * A usage ledger in memory: a rollup of this process's requests per key, team, end user, UTC day
+ * and model (not one row per request; a key's end users each have their own rows), kept for `retentionDays`. It gives `GET /v1/usage` its `daily` history
  * and the console its charts without a database; a restart forgets it, and each instance knows
  * only its own requests. `state.postgres` is the durable, shared one.
  *
@@ -60,6 +69,8 @@ export function createMemoryUsageLedger(options: MemoryUsageLedgerOptions = {}):
     for (const row of rows.values()) {
       if (row.day < query.since || row.day > query.until) continue
       if (query.keyId !== undefined && row.keyId !== query.keyId) continue
+      if (query.team !== undefined && row.team !== query.team) continue
+      if (query.endUser !== undefined && row.endUser !== query.endUser) continue
       selected.push(row)
     }
     return selected
@@ -71,10 +82,12 @@ export function createMemoryUsageLedger(options: MemoryUsageLedgerOptions = {}):
       const day = utcDay(endedAt)
       prune(utcDay(now()))
       if (day < oldestKept) return
-      const id = `${record.keyId}\u0000${day}\u0000${record.model}`
+      const { keyId, team, endUser, model } = record
+      // A key's team and end user are part of the row: reports select by them.
+      const id = `${keyId}\u0000${team ?? ''}\u0000${endUser ?? ''}\u0000${day}\u0000${model}`
       let row = rows.get(id)
       if (row === undefined) {
-        row = { keyId: record.keyId, day, model: record.model, ...emptyTotals() }
+        row = { keyId, team, endUser, day, model, ...emptyTotals() }
         rows.set(id, row)
       }
       addTotals(row, recordTotals(record))

@@ -11,6 +11,13 @@ export type { TokenEstimate, TokenUsage, UsageOutcome } from '../canonical/token
 export type UsageRecord = {
   requestId: string
   keyId: string
+  /** The key's team (`teams[].id`), when it has one. */
+  team?: string | undefined
+  /**
+   * The end user the request was made for (`x-gateway-user`, the body's `user` or
+   * `metadata.user_id`, or the host app's `endUser`), when it named one.
+   */
+  endUser?: string | undefined
   groupId: string
   providerId: string
   /** The call name the client sent. */

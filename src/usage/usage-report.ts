@@ -41,6 +41,10 @@ export type UsageQuery = {
   since: string
   until: string
   keyId?: string | undefined
+  /** Only the requests of this team's keys (`UsageRecord.team`). */
+  team?: string | undefined
+  /** Only the requests made for this end user (`UsageRecord.endUser`); give `keyId` with it. */
+  endUser?: string | undefined
 }
 
 /**

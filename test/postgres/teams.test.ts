@@ -5,6 +5,7 @@ import {
   createPostgresKeyStore,
   createPostgresLedger,
   createPostgresTeamStore,
+  createPostgresUsageReports,
   createTeam,
   endUserUsage,
   getKey,
@@ -243,6 +244,21 @@ describe('teams in Postgres', () => {
     expect(alpha.days).toHaveLength(1)
     expect(alpha.days[0]).toMatchObject({ day: new Date().toISOString().slice(0, 10) })
     expect((await teamUsage(options, 'nobody')).totals.requests).toBe(0)
+
+    // The console's reports select one team, or one end user of a key, as the memory ledger does.
+    const reports = createPostgresUsageReports(options)
+    const today = new Date().toISOString().slice(0, 10)
+    const alphaReport = await reports.usageReport({ since: today, until: today, team: 'alpha' })
+    expect(alphaReport.totals).toMatchObject({ requests: 3, costNanoUsd: 4500 })
+    expect(alphaReport.keys.map((row) => row.keyId)).toEqual(['ka1', 'ka2'])
+    const userReport = await reports.usageReport({
+      since: today,
+      until: today,
+      keyId: 'ka1',
+      endUser: 'user-1',
+    })
+    expect(userReport.totals).toMatchObject({ requests: 1, costNanoUsd: 1000, totalTokens: 100 })
+    expect(userReport.days.map((row) => row.day)).toEqual([today])
 
     const users = await endUserUsage(options, 'ka1')
     expect(users.endUsers.map((row) => [row.endUser, row.requests, row.costNanoUsd])).toEqual([
