@@ -30,6 +30,9 @@ export type { GatewayErrorCode, GatewayErrorOptions, UpstreamErrorDetail } from 
 export type { KeyLimits, KeyRecord, KeyStore, MoneyBudget } from './auth/key-store'
 export { createMemoryKeyStore } from './auth/memory-key-store'
 export type { HashedKey, MemoryKeyStoreOptions } from './auth/memory-key-store'
+// Teams of keys, the organisation and end users (issue 33): `teamStore` is a plug-in like `keyStore`.
+export { createMemoryTeamStore } from './auth/team'
+export type { Organisation, PerUserLimits, Team, TeamStore } from './auth/team'
 export { createCompositeKeyStore } from './auth/composite-key-store'
 export { hashKey } from './auth/hash-key'
 export type { KeyHasher } from './auth/hash-key'

@@ -14,6 +14,7 @@ import { consoleFieldDocs } from './field-docs-console'
 import { telemetryFieldDocs } from './field-docs-telemetry'
 import { groupFieldDocs } from './field-docs-groups'
 import { spendFieldDocs } from './field-docs-spend'
+import { teamFieldDocs } from './field-docs-teams'
 
 export type { FieldDoc } from './field-doc'
 
@@ -21,6 +22,7 @@ export type { FieldDoc } from './field-doc'
 export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   ...groupFieldDocs,
   ...spendFieldDocs,
+  ...teamFieldDocs,
   ...consoleFieldDocs,
   ...telemetryFieldDocs,
   $schema:

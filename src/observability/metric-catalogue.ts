@@ -92,7 +92,8 @@ export const metricCatalogue = {
   'model_gateway.limit.rejections': {
     kind: 'counter',
     unit: '{request}',
-    description: "Requests refused by a key's limits, by limit and reason.",
+    description:
+      'Requests refused by a limit, by limit, reason, level (key, team, organisation, end-user) and team.',
   },
   'model_gateway.usage.tokens': {
     kind: 'counter',
@@ -102,7 +103,7 @@ export const metricCatalogue = {
   'model_gateway.spend': {
     kind: 'counter',
     unit: '{USD}',
-    description: 'Spend at the answering model’s price, in US dollars.',
+    description: 'Spend at the answering model’s price, in US dollars, by group, model and team.',
   },
   'model_gateway.circuit.state': {
     kind: 'gauge',

@@ -62,8 +62,11 @@ export type RequestEvent = {
    * nothing was admitted or metered. Absent when no interceptor answered.
    */
   interceptedBy?: string | undefined
-  /** Which of the key's limits refused the request (429 or 503 before any upstream call). */
-  refusal?: { limit: string; reason: string } | undefined
+  /**
+   * Which limit refused the request (429 or 503 before any upstream call), and at which level:
+   * `key` (the default), `team`, `organisation` or `end-user`.
+   */
+  refusal?: { limit: string; reason: string; level?: string | undefined } | undefined
   /** True when the request stopped retrying because its group's retry budget was spent. */
   retryBudgetExhausted?: boolean | undefined
   /**

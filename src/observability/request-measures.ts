@@ -23,10 +23,17 @@ export function measureRequest(event: RequestEvent, sink: MeasureSink): void {
   }
   sink.add('model_gateway.requests', 1, requestLabels)
   if (event.refusal !== undefined) {
-    sink.add('model_gateway.limit.rejections', 1, {
+    const refusalLabels: MetricLabels = {
       'model_gateway.limit': event.refusal.limit,
       'model_gateway.limit.reason': event.refusal.reason,
-    })
+    }
+    // The level and the team are bounded labels (the config's or the database's teams); a key
+    // id or an end user never is one.
+    if (event.refusal.level !== undefined) {
+      refusalLabels['model_gateway.limit.level'] = event.refusal.level
+    }
+    if (event.team !== undefined) refusalLabels['model_gateway.team'] = event.team
+    sink.add('model_gateway.limit.rejections', 1, refusalLabels)
   }
   const operation = genAiOperationOfRoute(event.route)
   if (routed && operation !== undefined && event.model !== undefined) {
@@ -78,6 +85,7 @@ function measureGeneration(event: RequestEvent, operation: string, sink: Measure
   }
   if (event.cost !== undefined && event.cost !== null && event.cost.nanoUsd > 0) {
     const spendLabels: MetricLabels = { 'model_gateway.group': event.group! }
+    if (event.team !== undefined) spendLabels['model_gateway.team'] = event.team
     if (event.upstreamModel !== undefined)
       spendLabels['model_gateway.upstream_model'] = event.upstreamModel
     sink.add('model_gateway.spend', event.cost.nanoUsd / 1e9, spendLabels)

@@ -54,6 +54,7 @@ export async function admit(
   scope.event.refusal = {
     limit: result.refusal?.name ?? (result.reason === 'unavailable' ? 'store' : 'quota'),
     reason: result.reason,
+    ...(result.refusal?.subject === undefined ? {} : { level: result.refusal.subject.kind }),
   }
   const headers: Record<string, string> = {}
   const waitMs =

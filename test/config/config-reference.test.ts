@@ -86,6 +86,7 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
       'groupRegistry',
       'upstreamKinds',
       'keyStore',
+      'teamStore',
       'usageMeter',
       'usageLedger',
       'responseStore',

@@ -152,6 +152,30 @@ describe('console: spend and budgets', () => {
     expect((await holder.call('GET', '/keys')).data.organisation).toBeNull()
   })
 
+  it("shows the organisation's enforced budget (organisation.budget) when the console names none", async () => {
+    const { app } = consoleGateway({
+      config: {
+        organisation: {
+          budget: [
+            { usd: 3, per: 'day' },
+            { usd: 40, per: 'month' },
+          ],
+        },
+      },
+    })
+    await ask(app, demoKey)
+    const viewer = new ConsoleClient(app)
+    await viewer.signIn(viewerToken)
+    const page = (await viewer.call('GET', '/keys')).data as {
+      organisation: { month: Totals; budget: { usd: number; per: string; spentUsd: number } }
+    }
+    expect(page.organisation.budget).toMatchObject({
+      usd: 40,
+      per: 'month',
+      spentUsd: page.organisation.month.costNanoUsd / 1e9,
+    })
+  })
+
   it("takes the balance from the operator's callback, and survives one that fails", async () => {
     const ok = consoleGateway({
       console: { organisation: { balance: async () => ({ usd: 42.5, asOf: '2026-11-26' }) } },

@@ -38,6 +38,12 @@ const root = [
   'type KeyStore',
   'type MemoryKeyStoreOptions',
   'type MoneyBudget',
+  // Teams (plug-in interface)
+  'createMemoryTeamStore',
+  'type Organisation',
+  'type PerUserLimits',
+  'type Team',
+  'type TeamStore',
   // Group registry (plug-in interface)
   'createStaticGroupRegistry',
   'type Group',

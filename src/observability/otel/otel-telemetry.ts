@@ -157,6 +157,7 @@ export function createOtelTelemetry(
     if (event.model !== undefined) attributes['gen_ai.request.model'] = event.model
     if (event.stream === true) attributes['gen_ai.request.stream'] = true
     if (event.keyId !== undefined) attributes['model_gateway.key_id'] = event.keyId
+    if (event.team !== undefined) attributes['model_gateway.team'] = event.team
     if (event.group !== undefined) attributes['model_gateway.group'] = event.group
     if (event.provider !== undefined) attributes['model_gateway.upstream'] = event.provider
     if (event.upstreamModel !== undefined) {
