@@ -1,7 +1,8 @@
+import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresLedger, migrate } from '../../src/postgres/index'
 import type { UsageRecord } from '../../src/usage/usage-meter'
-import { runCli, runCliJson, writeConfig } from '../helpers/cli'
+import { runCli, runCliJson, serveCli, writeConfig, type ServedCli } from '../helpers/cli'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
 
 let database: TestDatabase
@@ -12,7 +13,11 @@ beforeAll(async () => {
   db = ['--database', database.url, '--schema', 'cli']
   await migrate({ client: database.pool, schema: 'cli' })
 })
-afterAll(() => database.drop())
+const served: ServedCli[] = []
+afterAll(async () => {
+  await Promise.all(served.map((gateway) => gateway.stop('SIGKILL')))
+  await database.drop()
+})
 
 /** A settled request of a key in a team, costing `nano` nano-USD. */
 function teamRecord(id: string, keyId: string, team: string, nano: number): UsageRecord {
@@ -164,5 +169,44 @@ describe('model-gateway teams', { timeout: 90_000 }, () => {
     )
     expect(badGroup.code).toBe(2)
     expect(badGroup.stderr).toContain('unknown group "nope"')
+  })
+
+  it('holds a database key to the limits of its database team on a served gateway', async () => {
+    const path = writeConfig({
+      groups: [
+        {
+          id: 'demo',
+          protocol: 'openai',
+          models: ['demo-echo'],
+          upstreams: [{ provider: 'mock' }],
+        },
+      ],
+      state: { postgres: '${MG_TEST_DATABASE_URL}', schema: 'cli' },
+    })
+    const env = { MG_TEST_DATABASE_URL: database.url }
+    await runCliJson(
+      ['teams', 'create', 'slow', '--config', path, '--requests-per-minute', '1'],
+      env,
+    )
+    const member = await runCliJson(['keys', 'create', '--config', path, '--team', 'slow'], env)
+    const gateway = await serveCli(['--config', path, '--port', '0'], env)
+    served.push(gateway)
+    const client = new OpenAI({ apiKey: member.key, baseURL: `${gateway.url}/v1` })
+    const ask = () =>
+      client.chat.completions.create({
+        model: 'demo-echo',
+        messages: [{ role: 'user', content: 'one a minute' }],
+      })
+    expect((await ask()).choices[0]?.message.content).toBe('You said: one a minute')
+    // Asked without an SDK, which would wait out the team's minute and retry: the answer itself.
+    const refused = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-echo', messages: [{ role: 'user', content: 'again' }] }),
+    })
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    const body = (await refused.json()) as { error: { message: string } }
+    expect(body.error.message).toMatch(/team "slow"/i)
   })
 })
