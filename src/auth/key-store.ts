@@ -1,5 +1,4 @@
 import type { MaybePromise } from '../internal/maybe-promise'
-import type { PerUserLimits } from './team'
 
 /**
  * Per-key limits, beside the lifetime `quota.tokens`. Windows are per minute; budgets per UTC
@@ -24,6 +23,15 @@ export type MoneyBudget = {
   per: 'day' | 'month' | 'lifetime'
   /** A share of `usd` (0.8 = 80 %) at which `onBudgetAlert` is called, once per period. */
   alertAt?: number | undefined
+}
+
+/**
+ * The limits every end user of one key gets (`keys[].perUser`): each end user the key names is
+ * held to them on its own, so one customer of a shared key cannot spend another's share.
+ */
+export type PerUserLimits = {
+  limits?: KeyLimits | undefined
+  budgets?: readonly MoneyBudget[] | undefined
 }
 
 /** What the gateway knows about an API key. It never holds the key itself. */

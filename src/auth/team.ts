@@ -1,6 +1,8 @@
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { KeyLimits, MoneyBudget } from './key-store'
 
+export type { PerUserLimits } from './key-store'
+
 /**
  * A team of API keys (`teams[]` in the config; a row of the teams table in PostgreSQL). Its limits
  * have the shapes a key's have, and every request of a key in the team must fit both, checked and
@@ -22,15 +24,6 @@ export type Team = {
   /** Window, concurrency and calendar limits shared by the team's keys; absent: none. */
   limits?: KeyLimits | undefined
   /** Money budgets shared by the team's keys; absent or empty: none. */
-  budgets?: readonly MoneyBudget[] | undefined
-}
-
-/**
- * The limits every end user of one key gets (`keys[].perUser`): each end user the key names is
- * held to them on its own, so one customer of a shared key cannot spend another's share.
- */
-export type PerUserLimits = {
-  limits?: KeyLimits | undefined
   budgets?: readonly MoneyBudget[] | undefined
 }
 

@@ -165,21 +165,22 @@ function checkTeams(
   })
   list(config.keys).forEach((item, index) => {
     const entry = record(item)
-    if (entry === undefined || typeof entry.team !== 'string') return
-    const team = teams.get(entry.team)
+    const teamId = entry?.team
+    if (typeof teamId !== 'string') return
+    const team = teams.get(teamId)
     if (team === undefined) {
       if (config.teamStore === undefined) {
-        issue(['keys', index, 'team'], `unknown team "${entry.team}": add it to "teams"`)
+        issue(['keys', index, 'team'], `unknown team "${teamId}": add it to "teams"`)
       }
       return
     }
     if (!Array.isArray(team.groups)) return
     const allowed = new Set(team.groups)
-    list(entry.groups).forEach((name, groupIndex) => {
+    list(entry!.groups).forEach((name, groupIndex) => {
       if (typeof name === 'string' && !allowed.has(name))
         issue(
           ['keys', index, 'groups', groupIndex],
-          `group "${name}" is not one of team "${entry.team}"'s groups`,
+          `group "${name}" is not one of team "${teamId}"'s groups`,
         )
     })
   })

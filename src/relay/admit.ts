@@ -197,7 +197,8 @@ function spendMessage(refusal: LimitRefusal | undefined, now: number): string {
 
 /** The config field a refused money budget is set by, so an operator knows where to look. */
 function budgetField(refusal: LimitRefusal): string {
-  switch (refusal.subject?.kind) {
+  const kind = refusal.subject?.kind
+  switch (kind) {
     case undefined:
     case 'key':
       return 'keys[].budget'
@@ -208,7 +209,7 @@ function budgetField(refusal: LimitRefusal): string {
     case 'end-user':
       return 'keys[].perUser.budget'
     default: {
-      const unknown: never = refusal.subject.kind
+      const unknown: never = kind
       return String(unknown)
     }
   }

@@ -79,5 +79,5 @@ export function noteBodyEndUser(scope: RequestScope, protocol: ProtocolName, bod
 /** A member the object itself holds: a client body is no lookup table for inherited ones. */
 function ownMember(value: unknown, name: string): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
-  return Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined
+  return Object.getOwnPropertyDescriptor(value, name)?.value
 }

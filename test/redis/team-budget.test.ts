@@ -222,7 +222,7 @@ describe('perUser limits of a shared key', () => {
       })
       .catch((failure: unknown) => failure)
     expect(refusedAlice).toMatchObject({ status: 429 })
-    expect((refusedAlice as Anthropic.APIError).error).toMatchObject({
+    expect((refusedAlice as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       type: 'error',
       error: { type: 'rate_limit_error' },
     })
@@ -263,7 +263,7 @@ describe('perUser limits of a shared key', () => {
       })
       .catch((failure: unknown) => failure)
     expect(long).toMatchObject({ status: 400 })
-    expect((long as Anthropic.APIError).error).toMatchObject({
+    expect((long as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       error: { type: 'invalid_request_error' },
     })
     expect((long as Error).message).toContain('`metadata.user_id`')
