@@ -22,6 +22,7 @@ import {
 } from './api/session'
 import { routeApi } from './api/routes'
 import { createPostgresKeyAdmin } from './key-admin'
+import { createPostgresTeamAdmin } from './team-admin'
 import type { ConsoleAuth, ConsoleOptions, ConsoleUser, OrganisationOptions } from './options'
 import type { Organisation } from '../auth/team'
 
@@ -102,6 +103,9 @@ export function createConsole(
     keys:
       options.keys ??
       (options.postgres === undefined ? undefined : createPostgresKeyAdmin(options.postgres)),
+    teams:
+      options.teams ??
+      (options.postgres === undefined ? undefined : createPostgresTeamAdmin(options.postgres)),
     usage:
       options.usage ??
       (options.postgres === undefined ? undefined : createPostgresUsageReports(options.postgres)),

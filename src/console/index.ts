@@ -19,5 +19,7 @@ export type {
 export { createPostgresKeyAdmin } from './key-admin'
 export type { KeyAdmin } from './key-admin'
 export { createMemoryKeyAdmin } from './memory-key-admin'
+export { createMemoryTeamAdmin, createPostgresTeamAdmin } from './team-admin'
+export type { MemoryTeamAdmin, TeamAdmin } from './team-admin'
 export type { MemoryKeyAdmin } from './memory-key-admin'
 export { runtimeClientAddress } from './server/client-address'

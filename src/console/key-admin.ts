@@ -2,6 +2,7 @@ import type { PostgresOptions } from '../postgres/client'
 import { createKey, getKey, listKeys, revokeKey, updateKey } from '../postgres/key-admin'
 import type { CreateKeyInput, UpdateKeyInput } from '../postgres/key-input'
 import type { StoredKey } from '../postgres/stored-key'
+import type { TeamCheck } from '../postgres/team-check'
 
 /**
  * Where the console creates, edits and revokes keys. The secret of a new key is handed back once
@@ -13,8 +14,9 @@ export interface KeyAdmin {
   readonly kind: 'postgres' | 'memory'
   list(options?: { includeRevoked?: boolean }): Promise<StoredKey[]>
   get(id: string): Promise<StoredKey | undefined>
-  create(input: CreateKeyInput): Promise<{ key: string; stored: StoredKey }>
-  update(id: string, changes: UpdateKeyInput): Promise<StoredKey | undefined>
+  /** `check.otherTeams`: teams a key may name that the store does not keep (the config's). */
+  create(input: CreateKeyInput, check?: TeamCheck): Promise<{ key: string; stored: StoredKey }>
+  update(id: string, changes: UpdateKeyInput, check?: TeamCheck): Promise<StoredKey | undefined>
   revoke(id: string): Promise<StoredKey | undefined>
 }
 
@@ -30,8 +32,8 @@ export function createPostgresKeyAdmin(options: PostgresOptions): KeyAdmin {
     kind: 'postgres',
     list: (filter) => listKeys(options, filter),
     get: (id) => getKey(options, id),
-    create: (input) => createKey(options, input),
-    update: (id, changes) => updateKey(options, id, changes),
+    create: (input, check) => createKey(options, input, check),
+    update: (id, changes, check) => updateKey(options, id, changes, check),
     revoke: (id) => revokeKey(options, id),
   }
 }

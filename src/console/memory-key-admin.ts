@@ -75,6 +75,7 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
         limits: { ...valid.limits },
         budget: budgetList(valid.budget),
         priceMultiplier: valid.priceMultiplier,
+        team: valid.team,
         expiresAt: toDate(valid.expiresAt),
         revokedAt: undefined,
         createdAt: at,
@@ -105,6 +106,7 @@ export function createMemoryKeyAdmin(options: { now?: () => number } = {}): Memo
         stored.priceMultiplier = valid.priceMultiplier ?? undefined
       }
       if (valid.expiresAt !== undefined) stored.expiresAt = toDate(valid.expiresAt ?? undefined)
+      if (valid.team !== undefined) stored.team = valid.team ?? undefined
       stored.updatedAt = new Date(now())
       return copy(stored)
     },

@@ -1,6 +1,7 @@
 import type { PostgresOptions } from '../postgres/client'
 import type { UsageReports } from '../usage/usage-report'
 import type { KeyAdmin } from './key-admin'
+import type { TeamAdmin } from './team-admin'
 
 /** Who may use the console, and what they see. */
 export type ConsoleRole = 'admin' | 'viewer' | 'key'
@@ -66,12 +67,18 @@ export type ConsoleOptions = {
    */
   keys?: KeyAdmin | undefined
   /**
+   * Where teams are listed, created and edited: `createPostgresTeamAdmin(postgres)` or
+   * `createMemoryTeamAdmin()` (also the gateway's `teamStore`). The config's teams are shown
+   * read-only beside them. Without one, teams cannot be created here.
+   */
+  teams?: TeamAdmin | undefined
+  /**
    * Where usage per day, model and key is read: `createPostgresUsageReports(postgres)`. Default:
    * the gateway's usage ledger when it offers reports (`createMemoryUsageLedger`), else the
    * meter's totals per key.
    */
   usage?: UsageReports | undefined
-  /** Shorthand for `keys` and `usage` over the gateway's database (`state.postgres`). */
+  /** Shorthand for `keys`, `teams` and `usage` over the gateway's database (`state.postgres`). */
   postgres?: PostgresOptions | undefined
   organisation?: OrganisationOptions | undefined
   /**

@@ -12,6 +12,7 @@ import {
 } from './key-input'
 import { readStoredKey, storedKeyColumns, type StoredKey } from './stored-key'
 import { resolveTables } from './tables'
+import { checkTeam, type TeamCheck } from './team-check'
 
 /** A key just created: its secret, shown this once, and what is stored. */
 export type CreatedKey = { key: string; stored: StoredKey }
@@ -19,18 +20,21 @@ export type CreatedKey = { key: string; stored: StoredKey }
 /**
  * Creates a database key. The secret is returned once and never stored: the table holds its
  * SHA-256. Every instance sees the new key at once (a negative cache entry for its id is dropped
- * by the change notification).
+ * by the change notification). A `team` must be a team of the teams table, or one of
+ * `check.otherTeams` (the config's teams).
  *
- * @throws KeyAdminError for bad input or an id already taken
+ * @throws KeyAdminError for bad input, an id already taken or an unknown team
  * @example
  * const { key, stored } = await createKey({ client: pool }, { name: 'team-a', quotaTokens: 1_000_000 })
  */
 export async function createKey(
   options: PostgresOptions,
   input: CreateKeyInput = {},
+  check: TeamCheck = {},
 ): Promise<CreatedKey> {
   const tables = resolveTables(options)
   const valid = parseKeyInput(createKeyInputSchema, input)
+  if (valid.team !== undefined) await checkTeam(options, valid.team, check)
   // A public id collision is a 1-in-36^12 event per pair; retry rather than fail if it happens.
   for (let attempt = 0; ; attempt += 1) {
     const { key, publicId } = generateDatabaseKey()
@@ -38,9 +42,9 @@ export async function createKey(
       const { rows } = await options.client.query(
         `INSERT INTO ${tables.keys}
            (id, public_id, secret_hash, name, groups, quota_tokens, limits, expires_at, budget,
-            price_multiplier)
+            price_multiplier, team)
          VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::bigint, $7::text::jsonb, $8::timestamptz,
-           $9::text::jsonb, $10::double precision)
+           $9::text::jsonb, $10::double precision, $11)
          RETURNING ${storedKeyColumns}`,
         [
           valid.id ?? `key_${publicId}`,
@@ -53,6 +57,7 @@ export async function createKey(
           toTimestamp(valid.expiresAt),
           budgetJson(valid.budget),
           valid.priceMultiplier === undefined ? null : String(valid.priceMultiplier),
+          valid.team ?? null,
         ],
       )
       return { key, stored: readStoredKey(rows[0]!) }
@@ -65,16 +70,21 @@ export async function createKey(
   }
 }
 
-/** Every database key, oldest first; revoked ones only when asked. */
+/** Every database key, oldest first; revoked ones only when asked; one team's only when asked. */
 export async function listKeys(
   options: PostgresOptions,
-  filter: { includeRevoked?: boolean } = {},
+  filter: { includeRevoked?: boolean; team?: string } = {},
 ): Promise<StoredKey[]> {
   const tables = resolveTables(options)
+  const where = [
+    ...(filter.includeRevoked === true ? [] : ['revoked_at IS NULL']),
+    ...(filter.team === undefined ? [] : ['team = $1']),
+  ]
   const { rows } = await options.client.query(
     `SELECT ${storedKeyColumns} FROM ${tables.keys}
-     ${filter.includeRevoked === true ? '' : 'WHERE revoked_at IS NULL'}
+     ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
      ORDER BY created_at, id`,
+    filter.team === undefined ? [] : [filter.team],
   )
   return rows.map(readStoredKey)
 }
@@ -110,20 +120,22 @@ export async function revokeKey(
 }
 
 /**
- * Changes a key's name, groups, quota, limits, money budgets, price multiplier or expiry. Absent
- * fields stay; `null` clears one (no quota, every group, no budget, no expiry); `limits` is
- * merged, a `null` limit removed; `budget` replaces the key's budgets whole.
+ * Changes a key's name, groups, quota, limits, money budgets, price multiplier, expiry or team.
+ * Absent fields stay; `null` clears one (no quota, every group, no budget, no expiry, no team);
+ * `limits` is merged, a `null` limit removed; `budget` replaces the key's budgets whole.
  *
  * @returns the updated key, or `undefined` when no key has this id
- * @throws KeyAdminError for bad input
+ * @throws KeyAdminError for bad input or an unknown team
  */
 export async function updateKey(
   options: PostgresOptions,
   id: string,
   changes: UpdateKeyInput,
+  check: TeamCheck = {},
 ): Promise<StoredKey | undefined> {
   const tables = resolveTables(options)
   const valid = parseKeyInput(updateKeyInputSchema, changes)
+  if (typeof valid.team === 'string') await checkTeam(options, valid.team, check)
   const params: unknown[] = [id]
   const sets: string[] = []
   const set = (column: string, value: unknown, cast = '') => {
@@ -148,6 +160,7 @@ export async function updateKey(
   }
   if (valid.expiresAt !== undefined)
     set('expires_at', toTimestamp(valid.expiresAt), '::timestamptz')
+  if (valid.team !== undefined) set('team', valid.team)
   sets.push('updated_at = now()')
   const { rows } = await options.client.query(
     `UPDATE ${tables.keys} SET ${sets.join(', ')} WHERE id = $1 RETURNING ${storedKeyColumns}`,

@@ -2,15 +2,18 @@ import * as z from 'zod/mini'
 import { checkConfig } from '../config/check-config'
 import { buildSpendSchemas } from '../config/spend-schema'
 
-const spend = buildSpendSchemas()
+/** The money schemas of the config (budgets, price multiplier), for keys and teams. */
+export const spend = buildSpendSchemas()
 
-const count = z.int().check(z.nonnegative())
+/** A whole number of tokens or requests. */
+export const count = z.int().check(z.nonnegative())
 const when = z.union([
   z.date(),
   z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time' }),
 ])
 
-const limitsFor = <T extends z.ZodMiniType>(value: T) =>
+/** The limits object of a key or team, each limit of the value's schema. */
+export const limitsFor = <T extends z.ZodMiniType>(value: T) =>
   z.strictObject({
     requestsPerMinute: z.optional(value),
     inputTokensPerMinute: z.optional(value),
@@ -20,7 +23,8 @@ const limitsFor = <T extends z.ZodMiniType>(value: T) =>
     tokensPerMonth: z.optional(value),
   })
 
-const keyId = z
+/** A key's or team's id: what usage records, events and the ledger carry. */
+export const keyId = z
   .string()
   .check(
     z.regex(
@@ -28,8 +32,10 @@ const keyId = z
       'ids are 1 to 128 letters, digits, ".", "_", ":" and "-"',
     ),
   )
-const keyName = z.string().check(z.minLength(1), z.maxLength(200))
-const groupList = z.array(z.string().check(z.minLength(1)))
+/** A key's or team's human name. */
+export const keyName = z.string().check(z.minLength(1), z.maxLength(200))
+/** The groups a key or team may use. */
+export const groupList = z.array(z.string().check(z.minLength(1)))
 
 /** What `createKey` takes. */
 export const createKeyInputSchema = z.strictObject({
@@ -43,6 +49,8 @@ export const createKeyInputSchema = z.strictObject({
   budget: z.optional(spend.budgets),
   priceMultiplier: z.optional(spend.priceMultiplier),
   expiresAt: z.optional(when),
+  /** The team the key belongs to: a team of the teams table (or of the config, when told). */
+  team: z.optional(keyId),
 })
 
 /** What `updateKey` takes: absent fields stay as they are; `null` clears one. */
@@ -56,6 +64,8 @@ export const updateKeyInputSchema = z.strictObject({
   budget: z.optional(z.nullable(spend.budgets)),
   priceMultiplier: z.optional(z.nullable(spend.priceMultiplier)),
   expiresAt: z.optional(z.nullable(when)),
+  /** Moves the key to another team; `null` takes it out of its team. */
+  team: z.optional(z.nullable(keyId)),
 })
 
 /** The input of `createKey`. */

@@ -33,6 +33,9 @@ export type LedgerRow = {
   cost_nano: number | null
   list_cost_nano: number | null
   price: ChargedPrice | null
+  /** Schema version 4: the key's team and the request's end user, when there are. */
+  team: string | null
+  end_user: string | null
 }
 
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
@@ -79,7 +82,15 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     cost_nano: cost === undefined ? null : (whole(cost.nanoUsd) ?? null),
     list_cost_nano: cost === undefined ? null : (whole(cost.listNanoUsd) ?? null),
     price: cost === undefined ? null : cost.price,
+    team: optionalText(record.team),
+    end_user: optionalText(record.endUser),
   }
+}
+
+/** Storable text, or null for none (an empty string is none: ids are never empty). */
+function optionalText(text: string | undefined): string | null {
+  if (typeof text !== 'string' || text === '') return null
+  return storable(text)
 }
 
 /** An attempt with its text storable and its numbers whole; absent fields stay absent. */
@@ -116,14 +127,57 @@ const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id
   status smallint, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
   total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb,
   cache_write_input_tokens bigint, cache_write_1h_input_tokens bigint, reasoning_tokens bigint,
-  cost_nano bigint, list_cost_nano bigint, price jsonb`
+  cost_nano bigint, list_cost_nano bigint, price jsonb, team text, end_user text`
+
+const sumColumns = [
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'total_tokens',
+  'cache_write_input_tokens',
+  'cache_write_1h_input_tokens',
+  'reasoning_tokens',
+  'cost_nano',
+  'list_cost_nano',
+] as const
+
+/**
+ * The upsert of one rollup from the `inserted` rows: grouped by `groupBy` (which ends with the UTC
+ * day, key and model the two rollups share), in that order, so that concurrent batches from
+ * several instances lock rollup rows in the same order and cannot deadlock each other.
+ */
+function rollupSql(table: string, groupBy: readonly string[], where: string): string {
+  const columns = [...groupBy, 'requests', 'error_requests', 'aborted_requests', ...sumColumns]
+  const selects = groupBy.map((column) =>
+    column === 'day' ? `(ended_at AT TIME ZONE 'UTC')::date` : column,
+  )
+  const positions = groupBy.map((_, index) => index + 1).join(', ')
+  const added = [
+    'requests',
+    'error_requests',
+    'aborted_requests',
+    ...sumColumns,
+    'unpriced_requests',
+  ]
+  return `INSERT INTO ${table} AS daily (${columns.join(', ')}, unpriced_requests)
+  SELECT ${selects.join(', ')}, count(*),
+    count(*) FILTER (WHERE outcome = 'error'), count(*) FILTER (WHERE outcome = 'aborted'),
+    ${sumColumns.map((column) => `coalesce(sum(${column}), 0)`).join(', ')},
+    count(*) FILTER (WHERE cost_nano IS NULL)
+  FROM inserted${where}
+  GROUP BY ${positions}
+  ORDER BY ${positions}
+  ON CONFLICT (${groupBy.join(', ')}) DO UPDATE SET
+    ${added.map((column) => `${column} = daily.${column} + excluded.${column}`).join(',\n    ')},
+    updated_at = now()
+  RETURNING 1`
+}
 
 /**
  * One statement that inserts a batch (a JSON array in `$1`) and adds exactly the rows it inserted
- * to the daily rollup: a replayed request id is skipped by `ON CONFLICT DO NOTHING` and so never
- * counted twice, and the rollup commits with the rows or not at all. Rollup rows are upserted in
- * key order, so concurrent batches from several instances lock them in the same order and cannot
- * deadlock each other. Returns the number of rows inserted.
+ * to the daily rollups (per key, and per team for rows of a team): a replayed request id is
+ * skipped by `ON CONFLICT DO NOTHING` and so never counted twice, and the rollups commit with the
+ * rows or not at all. Returns the number of rows inserted.
  */
 export function insertBatchSql(tables: Tables): string {
   return `WITH input AS (
@@ -133,57 +187,36 @@ export function insertBatchSql(tables: Tables): string {
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
     cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price)
+    list_cost_nano, price, team, end_user)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
     output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
     timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price
+    list_cost_nano, price, team, end_user
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
-  RETURNING key_id, ended_at, model, outcome, input_tokens, output_tokens, cached_input_tokens,
-    total_tokens, cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens,
-    cost_nano, list_cost_nano
+  RETURNING key_id, team, ended_at, model, outcome, ${sumColumns.join(', ')}
 ), rolled AS (
-  INSERT INTO ${tables.daily} AS daily (key_id, day, model, requests, error_requests,
-    aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens,
-    cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, unpriced_requests)
-  SELECT key_id, (ended_at AT TIME ZONE 'UTC')::date, model, count(*),
-    count(*) FILTER (WHERE outcome = 'error'), count(*) FILTER (WHERE outcome = 'aborted'),
-    coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
-    coalesce(sum(cached_input_tokens), 0), coalesce(sum(total_tokens), 0),
-    coalesce(sum(cache_write_input_tokens), 0), coalesce(sum(cache_write_1h_input_tokens), 0),
-    coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost_nano), 0),
-    coalesce(sum(list_cost_nano), 0), count(*) FILTER (WHERE cost_nano IS NULL)
-  FROM inserted
-  GROUP BY 1, 2, 3
-  ORDER BY 1, 2, 3
-  ON CONFLICT (key_id, day, model) DO UPDATE SET
-    requests = daily.requests + excluded.requests,
-    error_requests = daily.error_requests + excluded.error_requests,
-    aborted_requests = daily.aborted_requests + excluded.aborted_requests,
-    input_tokens = daily.input_tokens + excluded.input_tokens,
-    output_tokens = daily.output_tokens + excluded.output_tokens,
-    cached_input_tokens = daily.cached_input_tokens + excluded.cached_input_tokens,
-    total_tokens = daily.total_tokens + excluded.total_tokens,
-    cache_write_input_tokens = daily.cache_write_input_tokens + excluded.cache_write_input_tokens,
-    cache_write_1h_input_tokens =
-      daily.cache_write_1h_input_tokens + excluded.cache_write_1h_input_tokens,
-    reasoning_tokens = daily.reasoning_tokens + excluded.reasoning_tokens,
-    cost_nano = daily.cost_nano + excluded.cost_nano,
-    list_cost_nano = daily.list_cost_nano + excluded.list_cost_nano,
-    unpriced_requests = daily.unpriced_requests + excluded.unpriced_requests,
-    updated_at = now()
-  RETURNING 1
+  ${rollupSql(tables.daily, ['key_id', 'day', 'model'], '')}
+), team_rolled AS (
+  ${rollupSql(tables.teamDaily, ['team', 'day', 'key_id', 'model'], ' WHERE team IS NOT NULL')}
 )
-SELECT (SELECT count(*) FROM inserted)::text AS inserted, (SELECT count(*) FROM rolled)::text AS rolled`
+SELECT (SELECT count(*) FROM inserted)::text AS inserted, (SELECT count(*) FROM rolled)::text AS rolled,
+  (SELECT count(*) FROM team_rolled)::text AS team_rolled`
 }
 
 /**
  * Creates the ledger partition of one month (`YYYY-MM`) unless it exists, under the same advisory
  * lock as migrations, so that instances racing on the first write of a month do not collide.
+ *
+ * Rows of that month may already sit in the default partition (written while the partition did not
+ * exist: the month a database was created or upgraded in, or by an instance that could not create
+ * it). Postgres refuses to create a partition whose rows the default partition holds, so the new
+ * partition is made as a table of its own, those rows are moved into it, and it is attached, all
+ * in one transaction: nothing is lost, and the default partition is left with no row of the month.
+ * Columns are named from the catalogue, never `*`, so a ledger whose columns were added in another
+ * order than its partitions' still moves each value to its column.
  */
 export function ensurePartitionSql(tables: Tables, month: string): string {
   const start = `${month}-01`
@@ -192,11 +225,31 @@ export function ensurePartitionSql(tables: Tables, month: string): string {
     monthNumber === 12
       ? `${year + 1}-01-01`
       : `${year}-${String(monthNumber + 1).padStart(2, '0')}-01`
+  const partition = tables.qualify(tables.partitionName(month))
+  const defaultPartition = tables.qualify(`${tables.prefix}_usage_ledger_default`)
+  const from = `${start} 00:00:00+00`
+  const to = `${next} 00:00:00+00`
   return `DO $mg_partition$
+DECLARE
+  columns text;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext(${literal(tables.lockName)}));
-  CREATE TABLE IF NOT EXISTS ${tables.qualify(tables.partitionName(month))}
-    PARTITION OF ${tables.ledger} FOR VALUES FROM ('${start} 00:00:00+00') TO ('${next} 00:00:00+00');
+  IF to_regclass(${literal(partition)}) IS NOT NULL THEN
+    RETURN;
+  END IF;
+  CREATE TABLE ${partition} (LIKE ${tables.ledger} INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+  IF to_regclass(${literal(defaultPartition)}) IS NOT NULL THEN
+    SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO columns
+      FROM pg_attribute
+      WHERE attrelid = ${literal(tables.ledger)}::regclass AND attnum > 0 AND NOT attisdropped;
+    EXECUTE format(
+      'WITH moved AS (DELETE FROM %s WHERE started_at >= %L AND started_at < %L RETURNING %s) '
+      'INSERT INTO %s (%s) SELECT %s FROM moved',
+      ${literal(defaultPartition)}, ${literal(from)}, ${literal(to)}, columns,
+      ${literal(partition)}, columns, columns);
+  END IF;
+  ALTER TABLE ${tables.ledger} ATTACH PARTITION ${partition}
+    FOR VALUES FROM (${literal(from)}) TO (${literal(to)});
 END
 $mg_partition$`
 }

@@ -1,5 +1,5 @@
 import type { DailyUsage, UsageLedger } from '../usage/usage-ledger'
-import type { UsageRecord } from '../usage/usage-meter'
+import type { MeteredSubjectRef, UsageRecord } from '../usage/usage-meter'
 import type { PostgresOptions } from './client'
 import {
   ensurePartitionSql,
@@ -68,6 +68,15 @@ export type PostgresLedger = UsageLedger & {
    * prices, schema version 3) add nothing.
    */
   spentSince(keyId: string, sinceMs: number): Promise<number>
+  /**
+   * Tokens of a team's, the organisation's or an end user's requests that ended at or after
+   * `sinceMs` (the rows carry the team and end user from schema version 4): what their budgets
+   * re-seed from (`ledgerReseed`). A team's and the organisation's are read from the rollups
+   * for whole days; an end user's from its key's ledger rows.
+   */
+  usedBySubjectSince(subject: MeteredSubjectRef, sinceMs: number): Promise<number>
+  /** The same in nano-USD charged: what the subject's money budgets re-seed from. */
+  spentBySubjectSince(subject: MeteredSubjectRef, sinceMs: number): Promise<number>
   /** A key's totals per UTC day from the daily rollup (`GET /v1/usage`'s `daily`). */
   dailyUsage(keyId: string, days: number): Promise<DailyUsage[]>
 }
@@ -265,6 +274,10 @@ export function createPostgresLedger(options: PostgresLedgerOptions): PostgresLe
     dailyUsage: (keyId, days) => dailyUsage(options, keyId, days, now()),
     usedSince: (keyId, sinceMs) => sumSince(options.client, tables, 'total_tokens', keyId, sinceMs),
     spentSince: (keyId, sinceMs) => sumSince(options.client, tables, 'cost_nano', keyId, sinceMs),
+    usedBySubjectSince: (subject, sinceMs) =>
+      sumSince(options.client, tables, 'total_tokens', subject.keyId ?? '', sinceMs, subject),
+    spentBySubjectSince: (subject, sinceMs) =>
+      sumSince(options.client, tables, 'cost_nano', subject.keyId ?? '', sinceMs, subject),
   }
 }
 

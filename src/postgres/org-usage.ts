@@ -1,18 +1,25 @@
 import type { PostgresOptions } from './client'
-import type { UsageReport } from '../usage/usage-report'
+import type { UsageReport, UsageTotals } from '../usage/usage-report'
+import { ledgerSums } from './end-user-usage'
 import { groupTotals, readTotals, reportSpan, sumTotals, usageSums } from './key-usage'
 import { resolveTables } from './tables'
 
 /**
  * The organisation's usage and spend across every key over a span of UTC days: per day and model,
- * per day, per model, per key, and in all (the core's `UsageReport`).
+ * per day, per model, per key, and in all (the core's `UsageReport`), and per team: what the
+ * requests of each team's keys spent, by the team each request was made in (schema version 4).
+ * Keys of no team are in no team's row.
  */
-export type OrganisationUsageReport = UsageReport
+export type OrganisationUsageReport = UsageReport & {
+  teams: Array<{ team: string } & UsageTotals>
+}
 
 /**
- * Spend and usage across all keys, per UTC day and per model, from the daily rollup (a few rows
+ * Spend and usage across all keys, per UTC day and per model, per key and per team, from the daily rollup (a few rows
  * per key and day, never the ledger itself): what `model-gateway usage` prints, and what a console
- * charts. The span defaults to the last 30 days, today included; `keyId` narrows it to one key.
+ * charts. The span defaults to the last 30 days, today included; `keyId` narrows it to one key,
+ * `team` to one team's requests (the per-team rollup), `endUser` to one end user's (the ledger's
+ * rows through the key's index: end users have no rollup).
  * Rows still queued on running instances (at most their flush interval) are not in it yet.
  *
  * @example
@@ -21,26 +28,59 @@ export type OrganisationUsageReport = UsageReport
  */
 export async function organisationUsage(
   options: PostgresOptions,
-  span: { since?: Date; until?: Date; now?: () => number; keyId?: string } = {},
+  span: {
+    since?: Date
+    until?: Date
+    now?: () => number
+    keyId?: string
+    /** Only this team's requests, from the per-team rollup. */
+    team?: string
+    /** Only this end user's requests (give `keyId` with it), from the ledger itself. */
+    endUser?: string
+  } = {},
 ): Promise<OrganisationUsageReport> {
   const tables = resolveTables(options)
   const { since, until } = reportSpan(span)
-  // One key's share, with `keyId`: the same report, as a console shows a key holder.
-  const oneKey = span.keyId === undefined ? '' : ' AND key_id = $3'
-  const params = span.keyId === undefined ? [since, until] : [since, until, span.keyId]
-  const [byDayModel, byKey] = await Promise.all([
+  const params: unknown[] = [since, until]
+  const filters: string[] = []
+  const filter = (column: string, value: string | undefined) => {
+    if (value === undefined) return
+    params.push(value)
+    filters.push(` AND ${column} = $${params.length}`)
+  }
+  filter('key_id', span.keyId)
+  // One team's share reads the per-team rollup, which has every request made in the team.
+  const teamOnly = span.team !== undefined
+  filter('team', span.team)
+  const where = filters.join('')
+  const whereParams = params.length
+  const [source, sums, dayRange] =
+    span.endUser !== undefined
+      ? [tables.ledger, ledgerSums, `(ended_at AT TIME ZONE 'UTC')::date`]
+      : [teamOnly ? tables.teamDaily : tables.daily, usageSums, 'day']
+  if (span.endUser !== undefined) filter('end_user', span.endUser)
+  const all = filters.join('')
+  const [byDayModel, byKey, byTeam] = await Promise.all([
     options.client.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, ${usageSums} FROM ${tables.daily}
-       WHERE day BETWEEN $1::date AND $2::date${oneKey}
-       GROUP BY day, model ORDER BY day, model`,
+      `SELECT to_char(${dayRange}, 'YYYY-MM-DD') AS day, model, ${sums} FROM ${source}
+       WHERE ${dayRange} BETWEEN $1::date AND $2::date${all}
+       GROUP BY 1, model ORDER BY 1, model`,
       params,
     ),
     options.client.query(
-      `SELECT key_id, ${usageSums} FROM ${tables.daily}
-       WHERE day BETWEEN $1::date AND $2::date${oneKey}
-       GROUP BY key_id ORDER BY sum(cost_nano) DESC, key_id`,
+      `SELECT key_id, ${sums} FROM ${source}
+       WHERE ${dayRange} BETWEEN $1::date AND $2::date${all}
+       GROUP BY key_id ORDER BY sum(cost_nano) DESC NULLS LAST, key_id`,
       params,
     ),
+    span.endUser !== undefined
+      ? Promise.resolve({ rows: [] })
+      : options.client.query(
+          `SELECT team, ${usageSums} FROM ${tables.teamDaily}
+           WHERE day BETWEEN $1::date AND $2::date${where}
+           GROUP BY team ORDER BY sum(cost_nano) DESC, team`,
+          params.slice(0, whereParams),
+        ),
   ])
   const rows = byDayModel.rows.map((row) => ({
     day: String(row.day),
@@ -56,6 +96,7 @@ export async function organisationUsage(
       .map(([model, totals]) => ({ model, ...totals }))
       .sort((a, b) => b.costNanoUsd - a.costNanoUsd || a.model.localeCompare(b.model)),
     keys: byKey.rows.map((row) => ({ keyId: String(row.key_id), ...readTotals(row) })),
+    teams: byTeam.rows.map((row) => ({ team: String(row.team), ...readTotals(row) })),
     totals: sumTotals(rows),
   }
 }

@@ -29,6 +29,13 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   rollup gains the same sums and `unpriced_requests` (every request of a day rolled up before
  *   version 3 counts as unpriced: its rows are upgraded in place). Keys gain `budget` (money
  *   budgets, JSON) and `price_multiplier`.
+ * - Teams (version 4): `teams`, one row per team of database keys, with the limits a key has
+ *   (groups, quota, limits, money budgets); keys gain `team`, the id of a team in that table or in
+ *   the config (checked by the admin functions, not by a foreign key: a config team has no row).
+ *   Ledger rows gain the `team` and the `end_user` of the request (nullable, no default: no row is
+ *   rewritten). `usage_daily_team` rolls up each team's requests per key, UTC day and model in the
+ *   same statement as the other rollup; `usage_daily` is left as it is, so a gateway of version 3
+ *   still writes to a version 4 database during a rolling upgrade (its rows have no team).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -131,6 +138,47 @@ UPDATE ${t.daily} SET unpriced_requests = requests;
 ALTER TABLE ${t.keys}
   ADD COLUMN budget jsonb,
   ADD COLUMN price_multiplier double precision CHECK (price_multiplier > 0);`,
+  },
+  {
+    version: 4,
+    name: 'teams; the team of keys and ledger rows; end users of ledger rows',
+    // The ledger's new columns are nullable without a default: no row is rewritten.
+    sql: (t) => `
+CREATE TABLE ${t.teams} (
+  id text PRIMARY KEY,
+  name text,
+  groups jsonb,
+  quota_tokens bigint CHECK (quota_tokens >= 0),
+  limits jsonb NOT NULL DEFAULT '{}'::jsonb,
+  budget jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE ${t.keys} ADD COLUMN team text;
+CREATE INDEX "${t.prefix}_api_keys_team" ON ${t.keys} (team) WHERE team IS NOT NULL;
+ALTER TABLE ${t.ledger} ADD COLUMN team text, ADD COLUMN end_user text;
+CREATE TABLE ${t.teamDaily} (
+  team text NOT NULL,
+  day date NOT NULL,
+  key_id text NOT NULL,
+  model text NOT NULL,
+  requests bigint NOT NULL,
+  error_requests bigint NOT NULL,
+  aborted_requests bigint NOT NULL,
+  input_tokens bigint NOT NULL,
+  output_tokens bigint NOT NULL,
+  cached_input_tokens bigint NOT NULL,
+  total_tokens bigint NOT NULL,
+  cache_write_input_tokens bigint NOT NULL,
+  cache_write_1h_input_tokens bigint NOT NULL,
+  reasoning_tokens bigint NOT NULL,
+  cost_nano bigint NOT NULL,
+  list_cost_nano bigint NOT NULL,
+  unpriced_requests bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (team, day, key_id, model)
+);
+CREATE INDEX "${t.prefix}_usage_daily_team_day" ON ${t.teamDaily} (day);`,
   },
 ]
 

@@ -19,6 +19,8 @@ export type StoredKey = {
   budget: MoneyBudget[]
   /** × the price of every request; `undefined` is 1. */
   priceMultiplier: number | undefined
+  /** The id of the key's team; `undefined`: no team. */
+  team: string | undefined
   expiresAt: Date | undefined
   /** Set once the key is revoked; a revoked key is refused with 401. */
   revokedAt: Date | undefined
@@ -32,11 +34,12 @@ export type StoredKey = {
  */
 export const storedKeyColumns = `id, public_id, name,
   groups::text AS groups, quota_tokens::text AS quota_tokens, limits::text AS limits,
-  budget::text AS budget, price_multiplier::text AS price_multiplier,
+  budget::text AS budget, price_multiplier::text AS price_multiplier, team,
   ${epochMs('expires_at')} AS expires_ms, ${epochMs('revoked_at')} AS revoked_ms,
   ${epochMs('created_at')} AS created_ms, ${epochMs('updated_at')} AS updated_ms`
 
-function epochMs(column: string): string {
+/** SQL for a timestamp column as epoch ms, as text. */
+export function epochMs(column: string): string {
   return `floor(extract(epoch FROM ${column}) * 1000)::bigint::text`
 }
 
@@ -54,6 +57,7 @@ export function readStoredKey(row: Record<string, unknown>): StoredKey {
     limits: readLimits(readJson(row.limits)),
     budget: readBudget(readJson(row.budget)),
     priceMultiplier: readNumber(row.price_multiplier),
+    team: row.team === null || row.team === undefined ? undefined : String(row.team),
     expiresAt: readDate(row.expires_ms),
     revokedAt: readDate(row.revoked_ms),
     createdAt: readDate(row.created_ms) ?? new Date(0),
@@ -71,6 +75,7 @@ export function toKeyRecord(key: StoredKey): KeyRecord {
     limits: Object.keys(key.limits).length === 0 ? undefined : key.limits,
     budget: key.budget.length === 0 ? undefined : key.budget,
     priceMultiplier: key.priceMultiplier,
+    ...(key.team === undefined ? {} : { team: key.team }),
     disabled: key.revokedAt !== undefined,
     revokedAt: key.revokedAt,
     expiresAt: key.expiresAt,
@@ -89,7 +94,8 @@ const limitNames: ReadonlyArray<keyof KeyLimits> = [
 /** The names of the per-key limits, in the order listings show them. */
 export const keyLimitNames = limitNames
 
-function readLimits(value: unknown): KeyLimits {
+/** Limits read from a JSON column: known, finite limits only. */
+export function readLimits(value: unknown): KeyLimits {
   const limits: KeyLimits = {}
   if (!isJsonObject(value)) return limits
   for (const name of limitNames) {
@@ -102,7 +108,7 @@ function readLimits(value: unknown): KeyLimits {
 const periods = new Set(['day', 'month', 'lifetime'])
 
 /** The budgets a row holds: well-formed entries only, so a hand-edited row cannot crash a lookup. */
-function readBudget(value: unknown): MoneyBudget[] {
+export function readBudget(value: unknown): MoneyBudget[] {
   if (!Array.isArray(value)) return []
   const budgets: MoneyBudget[] = []
   for (const entry of value) {
@@ -120,19 +126,22 @@ function readBudget(value: unknown): MoneyBudget[] {
   return budgets
 }
 
-function readJson(value: unknown): unknown {
+/** A JSON column's value, whether the driver parsed it or handed text. */
+export function readJson(value: unknown): unknown {
   if (typeof value !== 'string') return value ?? undefined
   const parsed = parseJson(value)
   return parsed.ok ? parsed.value : undefined
 }
 
-function readNumber(value: unknown): number | undefined {
+/** A numeric column's value, or `undefined` for null. */
+export function readNumber(value: unknown): number | undefined {
   if (value === null || value === undefined) return undefined
   const number = Number(value)
   return Number.isFinite(number) ? number : undefined
 }
 
-function readDate(value: unknown): Date | undefined {
+/** A column of epoch ms as a date, or `undefined` for null. */
+export function readDate(value: unknown): Date | undefined {
   const ms = readNumber(value)
   return ms === undefined ? undefined : new Date(ms)
 }

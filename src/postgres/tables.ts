@@ -10,6 +10,10 @@ export type Tables = {
   keys: string
   ledger: string
   daily: string
+  /** Teams of keys (schema version 4). */
+  teams: string
+  /** The daily rollup per team, key, UTC day and model (schema version 4). */
+  teamDaily: string
   /** The unquoted name of a monthly ledger partition, such as `mg_usage_ledger_p202611`. */
   partitionName(month: string): string
   /** A name in the schema, quoted. */
@@ -54,6 +58,8 @@ export function resolveTables(options: Omit<PostgresOptions, 'client'>): Tables 
     keys: qualify(`${prefix}_api_keys`),
     ledger: qualify(`${prefix}_usage_ledger`),
     daily: qualify(`${prefix}_usage_daily`),
+    teams: qualify(`${prefix}_teams`),
+    teamDaily: qualify(`${prefix}_usage_daily_team`),
     partitionName: (month) => `${prefix}_usage_ledger_p${month.replace('-', '')}`,
     qualify,
     keyChannel: schema === undefined ? `${prefix}_keys` : `${schema}_${prefix}_keys`,

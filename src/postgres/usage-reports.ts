@@ -22,6 +22,8 @@ export function createPostgresUsageReports(options: PostgresOptions): UsageRepor
         since: new Date(`${query.since}T00:00:00Z`),
         until: new Date(`${query.until}T00:00:00Z`),
         keyId: query.keyId,
+        team: query.team,
+        endUser: query.endUser,
       }),
     async lastUsed(keyIds) {
       const found = new Map<string, number>()

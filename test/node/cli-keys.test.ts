@@ -30,7 +30,7 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 3,
+      version: 4,
       applied: [
         { version: 1, name: 'api keys, usage ledger and daily rollup' },
         { version: 2, name: 'upstream attempts of a request that made more than one' },
@@ -38,11 +38,12 @@ describe('model-gateway migrate', { timeout: 60_000 }, () => {
           version: 3,
           name: 'token categories, cost and price of each request; key budgets in money',
         },
+        { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
       ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 3, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 4, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 3).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 4).\n')
   })
 })
 
@@ -111,7 +112,7 @@ describe('model-gateway keys', { timeout: 60_000 }, () => {
 
     const table = await runCli(['keys', 'list', ...db])
     expect(table.stdout).toMatch(
-      /^ID\s+NAME\s+KEY\s+GROUPS\s+QUOTA\s+LIMITS\s+BUDGET\s+EXPIRES\s+STATUS/,
+      /^ID\s+NAME\s+KEY\s+TEAM\s+GROUPS\s+QUOTA\s+LIMITS\s+BUDGET\s+EXPIRES\s+STATUS/,
     )
     expect(table.stdout).toContain('concurrent=4 day=20000')
     expect(table.stdout).not.toContain(created.key)

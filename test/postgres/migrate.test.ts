@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   assertMigrated,
   createPostgresLedger,
@@ -19,9 +19,17 @@ beforeAll(async () => {
 })
 afterAll(() => database.drop())
 
+/** SQL that takes a schema back to what version 3 made. */
+function undoVersion4(schema: string): string {
+  return `DROP TABLE ${schema}.mg_teams, ${schema}.mg_usage_daily_team;
+    ALTER TABLE ${schema}.mg_api_keys DROP COLUMN team;
+    ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN team, DROP COLUMN end_user;`
+}
+
 /** SQL that takes a schema back to what version 2 made. */
 function undoVersion3(schema: string): string {
-  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cache_write_input_tokens,
+  return `${undoVersion4(schema)}
+    ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cache_write_input_tokens,
       DROP COLUMN cache_write_1h_input_tokens, DROP COLUMN reasoning_tokens, DROP COLUMN cost_nano,
       DROP COLUMN list_cost_nano, DROP COLUMN price;
     ALTER TABLE ${schema}.mg_usage_daily DROP COLUMN cache_write_input_tokens,
@@ -46,7 +54,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3])
+    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4])
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -54,12 +62,14 @@ describe('migrate', () => {
     expect(await tables('twice')).toEqual([
       'mg_api_keys',
       'mg_migrations',
+      'mg_teams',
       'mg_usage_daily',
+      'mg_usage_daily_team',
       'mg_usage_ledger',
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(3)
+    expect(rows).toHaveLength(4)
   })
 
   it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
@@ -73,10 +83,10 @@ describe('migrate', () => {
         model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
       VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
     expect(await schemaVersion(options)).toBe(1)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 3/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 4/)
 
     const upgraded = await migrate(options)
-    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3])
+    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4])
     await assertMigrated(options)
     const { rows } = await database.pool.query(
       'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
@@ -105,7 +115,7 @@ describe('migrate', () => {
       INSERT INTO money.mg_api_keys (id, public_id, secret_hash)
       VALUES ('old-key', 'pub123456789', '${'0'.repeat(64)}');`)
     expect(await schemaVersion(options)).toBe(2)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 3/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 4/)
 
     const upgraded = await migrate(options)
     expect(upgraded.applied).toEqual([
@@ -113,6 +123,7 @@ describe('migrate', () => {
         version: 3,
         name: 'token categories, cost and price of each request; key budgets in money',
       },
+      { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).
@@ -202,6 +213,60 @@ describe('migrate', () => {
     expect(stored.rows).toEqual([{ model: 'gpt-4o', input: 2.5 }])
   })
 
+  it('moves rows the default partition took into their month when it creates the partition, logging nothing', async () => {
+    const options = { client: database.pool, schema: 'parted' }
+    await migrate(options)
+    // Rows written before the month had a partition (as an upgraded database's are) sit in the
+    // default partition; Postgres refuses to create a partition over them.
+    await database.pool.query(`INSERT INTO parted.mg_usage_ledger (request_id, started_at, key_id,
+        group_id, provider_id, model, upstream_model, route, stream, outcome, status, duration_ms,
+        ended_at)
+      VALUES ('req_early', now() - interval '1 second', 'k', 'g', 'g#0', 'm', 'm',
+        'chat.completions', false, 'ok', 200, 5, now())`)
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    try {
+      const ledger = createPostgresLedger({ ...options, flushIntervalMs: 60_000 })
+      ledger.record({
+        requestId: 'req_late',
+        keyId: 'k',
+        usage: undefined,
+        groupId: 'g',
+        providerId: 'g#0',
+        model: 'm',
+        upstreamModel: 'm',
+        route: 'chat.completions',
+        stream: false,
+        outcome: 'ok',
+        status: 200,
+        startedAt: Date.now() - 1000,
+        durationMs: 5,
+      })
+      await ledger.close()
+      expect(ledger.stats()).toMatchObject({ written: 1, lost: 0, rejected: 0 })
+      expect(errors.mock.calls.map((call) => String(call[0]))).toEqual([])
+    } finally {
+      errors.mockRestore()
+    }
+    const month = new Date().toISOString().slice(0, 7).replace('-', '')
+    const where = await database.pool.query(
+      `SELECT tableoid::regclass::text AS partition, request_id FROM parted.mg_usage_ledger
+       ORDER BY request_id`,
+    )
+    expect(where.rows).toEqual([
+      { partition: `parted.mg_usage_ledger_p${month}`, request_id: 'req_early' },
+      { partition: `parted.mg_usage_ledger_p${month}`, request_id: 'req_late' },
+    ])
+    // The moved partition has the ledger's key: a replayed request id is still refused.
+    await expect(
+      database.pool.query(`INSERT INTO parted.mg_usage_ledger (request_id, started_at, key_id,
+          group_id, provider_id, model, upstream_model, route, stream, outcome, status,
+          duration_ms, ended_at)
+        SELECT request_id, started_at, key_id, group_id, provider_id, model, upstream_model,
+          route, stream, outcome, status, duration_ms, ended_at
+        FROM parted.mg_usage_ledger WHERE request_id = 'req_early'`),
+    ).rejects.toThrow(/duplicate key/)
+  })
+
   it('runs concurrently from eight connections: one applies, the others find it done', async () => {
     const clients = await Promise.all(
       Array.from({ length: 8 }, async () => {
@@ -217,12 +282,12 @@ describe('migrate', () => {
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
       expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
-        1, 2, 3,
+        1, 2, 3, 4,
       ])
       const { rows } = await database.pool.query(
         'SELECT version FROM racing.mg_migrations ORDER BY version',
       )
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }])
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }])
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }
@@ -232,8 +297,8 @@ describe('migrate', () => {
     await migrate({ client: database.pool, schema: 'shared', prefix: 'alpha' })
     await migrate({ client: database.pool, schema: 'shared', prefix: 'beta' })
     const names = await tables('shared')
-    expect(names.filter((name) => name.startsWith('alpha_'))).toHaveLength(5)
-    expect(names.filter((name) => name.startsWith('beta_'))).toHaveLength(5)
+    expect(names.filter((name) => name.startsWith('alpha_'))).toHaveLength(7)
+    expect(names.filter((name) => name.startsWith('beta_'))).toHaveLength(7)
   })
 
   it('refuses a schema or prefix that is not a plain identifier', async () => {

@@ -14,6 +14,7 @@ const editable = [
   'budget',
   'priceMultiplier',
   'expiresAt',
+  'team',
 ] as const
 
 /**
@@ -24,7 +25,8 @@ export async function createKeyCall(call: ConsoleRequest, body: Record<string, u
   const admin = adminOf(call)
   const input = pick(body) as CreateKeyInput
   await checkGroups(call, input.groups)
-  const { key, stored } = await edit(() => admin.create(input))
+  const check = await checkTeam(call, input.team)
+  const { key, stored } = await edit(() => admin.create(input, check))
   return { key, row: fromStored(stored, admin.kind, call.deps.now()).key }
 }
 
@@ -42,7 +44,8 @@ export async function updateKeyCall(
   const changes = pick(body) as UpdateKeyInput
   if (Object.keys(changes).length === 0) throw new ConsoleError(400, 'Nothing to change.')
   await checkGroups(call, changes.groups ?? undefined)
-  const updated = await edit(() => admin.update(id, changes))
+  const check = await checkTeam(call, changes.team ?? undefined)
+  const updated = await edit(() => admin.update(id, changes, check))
   if (updated === undefined) throw new ConsoleError(404, `No key with id "${id}".`)
   return { row: fromStored(updated, admin.kind, call.deps.now()).key }
 }
@@ -98,6 +101,18 @@ async function checkGroups(call: ConsoleRequest, groups: unknown): Promise<void>
   if (unknown.length > 0) {
     throw new ConsoleError(400, `Unknown group ${unknown.map((group) => `"${group}"`).join(', ')}.`)
   }
+}
+
+/**
+ * Refuses a team the gateway does not know, naming it; a team of the config (known to the
+ * gateway, not to the team admin) is passed on as one the key store may accept.
+ */
+async function checkTeam(call: ConsoleRequest, team: unknown): Promise<{ otherTeams: string[] }> {
+  if (typeof team !== 'string') return { otherTeams: [] }
+  const { deps } = call
+  if ((await deps.teams?.get(team)) !== undefined) return { otherTeams: [] }
+  if ((await deps.gateway.runtime.teams?.lookup(team)) !== undefined) return { otherTeams: [team] }
+  throw new ConsoleError(400, `No team "${team}": create it on the teams page first.`)
 }
 
 /** Runs a key admin call; its validation errors become 400s with their message. */

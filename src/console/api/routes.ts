@@ -5,8 +5,10 @@ import { listKeysPage } from './keys-list'
 import { healthCall } from './health'
 import { modelsCall } from './models'
 import { usageCall } from './usage'
+import { createTeamCall, teamsPage, updateTeamCall } from './teams'
 
 const keyRoute = /^\/keys\/([^/]+)(\/revoke)?$/
+const teamRoute = /^\/teams\/([^/]+)$/
 
 /**
  * The console's JSON API below `<mount>/api`, for a signed-in user (sign-in and sign-out are
@@ -22,6 +24,16 @@ export async function routeApi(
     if (method === 'GET') return listKeysPage(call)
     if (method === 'POST') return createKeyCall(call, body ?? {})
     throw notAllowed(method, 'GET, POST')
+  }
+  if (route === '/teams') {
+    if (method === 'GET') return teamsPage(call)
+    if (method === 'POST') return createTeamCall(call, body ?? {})
+    throw notAllowed(method, 'GET, POST')
+  }
+  const teamMatch = teamRoute.exec(route)
+  if (teamMatch !== null) {
+    if (method === 'PATCH') return updateTeamCall(call, decodeId(teamMatch[1]!), body ?? {})
+    throw notAllowed(method, 'PATCH')
   }
   const keyMatch = keyRoute.exec(route)
   if (keyMatch !== null) {
@@ -58,6 +70,6 @@ function decodeId(text: string): string {
   try {
     return decodeURIComponent(text)
   } catch {
-    throw new ConsoleError(400, 'The key id in the path is malformed.')
+    throw new ConsoleError(400, 'The id in the path is malformed.')
   }
 }

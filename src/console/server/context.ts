@@ -1,6 +1,7 @@
 import type { GatewayInspection } from '../../gateway-core'
 import type { UsageReports } from '../../usage/usage-report'
 import type { KeyAdmin } from '../key-admin'
+import type { TeamAdmin } from '../team-admin'
 import type { ConsoleUser, OrganisationOptions } from '../options'
 import type { Session, SessionSigner } from './session'
 
@@ -10,6 +11,7 @@ export type ConsoleDeps = {
   /** The mount path, such as `/console`. */
   path: string
   keys: KeyAdmin | undefined
+  teams: TeamAdmin | undefined
   usage: UsageReports | undefined
   organisation: OrganisationOptions | undefined
   publicBaseUrl: string | undefined

@@ -21,6 +21,8 @@ export type ConsoleKey = {
   budget: MoneyBudget[]
   /** × the price of every request (after the group's); `null` is 1. */
   priceMultiplier: number | null
+  /** The key's team (`teams[].id`, or a team of the team admin); `null`: none. */
+  team: string | null
   createdAt: string | null
 }
 
@@ -84,6 +86,7 @@ function describe(
     limits: { ...record.limits },
     budget: (moneyBudgetsOf(record.budget) ?? []).map((budget) => ({ ...budget })),
     priceMultiplier: record.priceMultiplier ?? null,
+    team: record.team ?? null,
     createdAt: createdAt?.toISOString() ?? null,
   }
 }

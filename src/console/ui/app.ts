@@ -7,6 +7,7 @@ import { HealthPage } from './pages/health'
 import { KeysPage } from './pages/keys'
 import { ModelsPage } from './pages/models'
 import { SignInPage } from './pages/sign-in'
+import { TeamsPage } from './pages/teams'
 import { UsagePage } from './pages/usage'
 import type { KnownKey, PageProps } from './page-props'
 
@@ -17,6 +18,12 @@ const pages: readonly Page[] = [
   { id: 'guide', title: 'Call guide', view: (props) => html`<${GuidePage} ...${props} />` },
   { id: 'models', title: 'Models', view: (props) => html`<${ModelsPage} ...${props} />` },
   { id: 'usage', title: 'Usage', view: (props) => html`<${UsagePage} ...${props} />` },
+  {
+    id: 'teams',
+    title: 'Teams',
+    view: (props) => html`<${TeamsPage} ...${props} />`,
+    staffOnly: true,
+  },
   {
     id: 'health',
     title: 'Health',

@@ -13,6 +13,7 @@ export type CliArgs = {
 export const usage = `Usage: model-gateway --config <file.json> [--port 8787] [--host 127.0.0.1] [--print-demo] [--no-migrate]
        model-gateway migrate [--config <file.json> | --database <url>]   (default: $DATABASE_URL)
        model-gateway keys create|list|revoke|update|usage …   (model-gateway keys --help)
+       model-gateway teams create|list|update|usage …   (model-gateway teams --help)
        model-gateway usage [--since YYYY-MM-DD] [--until YYYY-MM-DD]   spend of every key per day and model
        model-gateway --version
 

@@ -21,10 +21,12 @@ export const databaseUsage = `  --config <file>   read the database from the con
   --schema <name>   Postgres schema (default: the config's, else the search_path)
   --json            print JSON for scripts instead of text for people`
 
-/** A connected database for a command, and the config's group ids when a config was read. */
+/** A connected database for a command, and the config's group and team ids when a config was read. */
 export type CommandDatabase = {
   postgres: PostgresOptions
   groupIds: ReadonlySet<string> | undefined
+  /** The ids of the config's `teams[]` (keys may name them as well as the teams table's). */
+  teamIds: ReadonlySet<string> | undefined
   close(): Promise<void>
 }
 
@@ -46,7 +48,11 @@ export async function openCommandDatabase(
   },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<CommandDatabase> {
-  let config: { state?: unknown; groups?: Array<{ id?: unknown }> } = {}
+  let config: {
+    state?: unknown
+    groups?: Array<{ id?: unknown }>
+    teams?: Array<{ id?: unknown }>
+  } = {}
   if (values.config !== undefined) {
     config = (await readConfigFile(resolve(values.config))) as typeof config
   }
@@ -61,6 +67,9 @@ export async function openCommandDatabase(
   const groupIds = Array.isArray(config.groups)
     ? new Set(config.groups.map((group) => String(group.id)))
     : undefined
+  const teamIds = Array.isArray(config.teams)
+    ? new Set(config.teams.map((team) => String(team.id)))
+    : undefined
   return {
     postgres: {
       client: pool,
@@ -68,6 +77,7 @@ export async function openCommandDatabase(
       schema: values.schema ?? state?.schema,
     },
     groupIds,
+    teamIds,
     close: () => pool.end(),
   }
 }

@@ -16,6 +16,7 @@ export function keyJson(key: StoredKey) {
     limits: key.limits,
     budget: key.budget.length === 0 ? null : key.budget,
     priceMultiplier: key.priceMultiplier ?? null,
+    team: key.team ?? null,
     expiresAt: key.expiresAt?.toISOString() ?? null,
     revokedAt: key.revokedAt?.toISOString() ?? null,
     createdAt: key.createdAt.toISOString(),
@@ -35,16 +36,15 @@ const limitLabels: Record<keyof KeyLimits, string> = {
 /** Keys as a table for people. */
 export function keysTable(keys: readonly StoredKey[]): string {
   return formatTable(
-    ['ID', 'NAME', 'KEY', 'GROUPS', 'QUOTA', 'LIMITS', 'BUDGET', 'EXPIRES', 'STATUS'],
+    ['ID', 'NAME', 'KEY', 'TEAM', 'GROUPS', 'QUOTA', 'LIMITS', 'BUDGET', 'EXPIRES', 'STATUS'],
     keys.map((key) => [
       key.id,
       key.name ?? '-',
       key.display,
+      key.team ?? '-',
       key.groups?.join(',') ?? 'all',
       key.quotaTokens?.toString() ?? '-',
-      Object.entries(key.limits)
-        .map(([name, value]) => `${limitLabels[name as keyof KeyLimits]}=${value}`)
-        .join(' ') || '-',
+      limitsText(key.limits),
       budgetText(key.budget, key.priceMultiplier),
       key.expiresAt?.toISOString() ?? '-',
       key.revokedAt === undefined ? 'active' : `revoked ${key.revokedAt.toISOString()}`,
@@ -52,8 +52,20 @@ export function keysTable(keys: readonly StoredKey[]): string {
   )
 }
 
-/** A key's budgets and multiplier for the table: `$10/day $200/month@80% ×1.2`, or `-`. */
-function budgetText(budgets: readonly MoneyBudget[], multiplier: number | undefined): string {
+/** Limits for a table: `rpm=60 day=50000`, or `-`. */
+export function limitsText(limits: KeyLimits): string {
+  return (
+    Object.entries(limits)
+      .map(([name, value]) => `${limitLabels[name as keyof KeyLimits]}=${value}`)
+      .join(' ') || '-'
+  )
+}
+
+/** Budgets and a multiplier for a table: `$10/day $200/month@80% ×1.2`, or `-`. */
+export function budgetText(
+  budgets: readonly MoneyBudget[],
+  multiplier: number | undefined,
+): string {
   const parts = budgets.map(
     (budget) =>
       `$${budget.usd}/${budget.per}${budget.alertAt === undefined ? '' : `@${Math.round(budget.alertAt * 100)}%`}`,

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import type { KeyLimits } from '../../auth/key-store'
 import { createKey, getKey, listKeys, revokeKey, updateKey } from '../../postgres/key-admin'
 import type { CreateKeyInput, UpdateKeyInput } from '../../postgres/key-input'
 import { keyUsage } from '../../postgres/key-usage'
@@ -12,18 +11,29 @@ import {
   type CommandDatabase,
 } from './cli-database'
 import { keyJson, keysTable, usageText } from './cli-keys-format'
+import {
+  limitOptions,
+  readDay,
+  readLimitChanges,
+  readNumber,
+  type FlagValues,
+} from './cli-limit-flags'
+
+export { readDay }
 
 /** Usage of `model-gateway keys`. */
 export const keysUsage = `Usage: model-gateway keys <command> [options]
 
   create                 create a key; its secret is printed once
-  list [--all]           list keys (--all: revoked ones too)
+  list [--all] [--team <id>]   list keys (--all: revoked ones too; --team: that team's only)
   revoke <id>            revoke a key on every instance
-  update <id>            change a key's name, groups, quota, limits or expiry
+  update <id>            change a key's name, groups, quota, limits, budgets, expiry or team
   usage <id>             a key's usage and spend per day and model [--since YYYY-MM-DD] [--until YYYY-MM-DD]
 
 create and update take:
   --name <text>                     --id <id> (create only; default key_<public id>)
+  --team <id>                       the key's team (model-gateway teams create, or the config's
+                                    teams[] with --config); update: --team none leaves its team
   --groups a,b                      the groups the key may use (update: --all-groups for every group)
   --quota-tokens <n>                lifetime token allowance
   --requests-per-minute <n>         --input-tokens-per-minute <n>   --output-tokens-per-minute <n>
@@ -37,33 +47,15 @@ create and update take:
 
 ${databaseUsage}`
 
-const limitFlags = {
-  'requests-per-minute': 'requestsPerMinute',
-  'input-tokens-per-minute': 'inputTokensPerMinute',
-  'output-tokens-per-minute': 'outputTokensPerMinute',
-  concurrency: 'concurrency',
-  'tokens-per-day': 'tokensPerDay',
-  'tokens-per-month': 'tokensPerMonth',
-} as const satisfies Record<string, keyof KeyLimits>
-
 const keyOptions = {
   ...databaseOptions,
+  ...limitOptions,
   id: { type: 'string' },
-  name: { type: 'string' },
-  groups: { type: 'string' },
-  'all-groups': { type: 'boolean', default: false },
-  'quota-tokens': { type: 'string' },
+  team: { type: 'string' },
   'expires-at': { type: 'string' },
-  budget: { type: 'string' },
-  'budget-alert-at': { type: 'string' },
   'price-multiplier': { type: 'string' },
   all: { type: 'boolean', default: false },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  ...Object.fromEntries(Object.keys(limitFlags).map((flag) => [flag, { type: 'string' as const }])),
 } as const
-
-type KeyValues = { [name: string]: string | boolean | undefined }
 
 /** `model-gateway keys …`: key administration against the database. */
 export async function runKeys(argv: readonly string[]): Promise<number> {
@@ -96,7 +88,7 @@ export async function runKeys(argv: readonly string[]): Promise<number> {
 async function runKeyCommand(
   command: string,
   id: string | undefined,
-  values: KeyValues,
+  values: FlagValues,
   database: CommandDatabase,
 ): Promise<number> {
   const json = values.json === true
@@ -104,7 +96,7 @@ async function runKeyCommand(
   switch (command) {
     case 'create': {
       const input = readChanges(values, 'create', database) as CreateKeyInput
-      const { key, stored } = await createKey(postgres, input)
+      const { key, stored } = await createKey(postgres, input, { otherTeams: database.teamIds })
       if (json) console.log(JSON.stringify({ key, ...keyJson(stored) }))
       else {
         console.log(
@@ -117,7 +109,8 @@ async function runKeyCommand(
       return 0
     }
     case 'list': {
-      const keys = await listKeys(postgres, { includeRevoked: values.all === true })
+      const team = typeof values.team === 'string' ? values.team : undefined
+      const keys = await listKeys(postgres, { includeRevoked: values.all === true, team })
       if (json) console.log(JSON.stringify(keys.map(keyJson)))
       else if (keys.length === 0) console.log('No keys.')
       else console.log(keysTable(keys))
@@ -130,7 +123,7 @@ async function runKeyCommand(
     case 'update': {
       const changes = readChanges(values, 'update', database) as UpdateKeyInput
       if (Object.keys(changes).length === 0) throw new UsageError('keys update needs a change')
-      const updated = await updateKey(postgres, id!, changes)
+      const updated = await updateKey(postgres, id!, changes, { otherTeams: database.teamIds })
       return answer(updated, id!, json, (key) => `Updated ${key.id}:\n${keysTable([key])}`)
     }
     case 'usage': {
@@ -167,55 +160,20 @@ function notFound(id: string, json: boolean): number {
 
 /** The create or update input the flags describe; `none`/`never` clear a field on update. */
 function readChanges(
-  values: KeyValues,
+  values: FlagValues,
   mode: 'create' | 'update',
   database: CommandDatabase,
 ): CreateKeyInput | UpdateKeyInput {
-  const changes: Record<string, unknown> = {}
   const clearable = mode === 'update'
+  const changes = readLimitChanges(values, clearable, database, 'keys')
   if (typeof values.id === 'string') {
     if (mode === 'update')
       throw new UsageError('--id names a new key: keys update <id> takes it as its argument')
     changes.id = values.id
   }
-  if (typeof values.name === 'string') changes.name = values.name
-  if (values['all-groups'] === true) {
-    if (!clearable)
-      throw new UsageError(
-        '--all-groups is for keys update (a new key without --groups may use every group)',
-      )
-    changes.groups = null
-  } else if (typeof values.groups === 'string') {
-    const groups = values.groups
-      .split(',')
-      .map((group) => group.trim())
-      .filter(Boolean)
-    const unknown = groups.filter(
-      (group) => database.groupIds !== undefined && !database.groupIds.has(group),
-    )
-    if (unknown.length > 0)
-      throw new UsageError(
-        `unknown group ${unknown.map((g) => `"${g}"`).join(', ')} (not in the config)`,
-      )
-    // Without a config there is nothing to check the names against, and a misspelt group is
-    // silent until the key gets 404 for every model: say so (on stderr, so --json stays JSON).
-    if (database.groupIds === undefined && groups.length > 0) {
-      console.error(
-        `model-gateway: warning: the group names (${groups.map((g) => `"${g}"`).join(', ')}) are not checked without --config; a key whose groups are not in the gateway's config gets 404 for every model. Pass --config <file> to check them.`,
-      )
-    }
-    changes.groups = groups
+  if (typeof values.team === 'string') {
+    changes.team = values.team === 'none' && clearable ? null : values.team
   }
-  const quota = readCount(values['quota-tokens'], '--quota-tokens', clearable)
-  if (quota !== undefined) changes.quotaTokens = quota
-  const limits: Record<string, number | null> = {}
-  for (const [flag, name] of Object.entries(limitFlags)) {
-    const value = readCount(values[flag], `--${flag}`, clearable)
-    if (value !== undefined) limits[name] = value
-  }
-  if (Object.keys(limits).length > 0) changes.limits = limits
-  const budget = readBudget(values.budget, values['budget-alert-at'], clearable)
-  if (budget !== undefined) changes.budget = budget
   const multiplier = values['price-multiplier']
   if (typeof multiplier === 'string') {
     changes.priceMultiplier =
@@ -232,60 +190,4 @@ function readChanges(
     }
   }
   return changes
-}
-
-function readCount(value: unknown, flag: string, clearable: boolean): number | null | undefined {
-  if (typeof value !== 'string') return undefined
-  if (value === 'none' && clearable) return null
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(
-      `${flag} takes a whole number${clearable ? ' or "none"' : ''}, got "${value}"`,
-    )
-  }
-  return Number(value)
-}
-
-/** `--budget 10/day,200/month` (and `--budget-alert-at 0.8`) as budgets; `none` clears them. */
-function readBudget(
-  value: unknown,
-  alertAt: unknown,
-  clearable: boolean,
-): Array<{ usd: number; per: string; alertAt?: number }> | null | undefined {
-  if (typeof value !== 'string') {
-    if (typeof alertAt === 'string') throw new UsageError('--budget-alert-at goes with --budget')
-    return undefined
-  }
-  if (value === 'none' && clearable) return null
-  const share = typeof alertAt === 'string' ? readNumber(alertAt, '--budget-alert-at') : undefined
-  return value.split(',').map((part) => {
-    const match = /^\s*\$?(\d+(?:\.\d+)?)\s*\/\s*(day|month|lifetime)\s*$/.exec(part)
-    if (match === null) {
-      throw new UsageError(
-        `--budget takes <usd>/<day|month|lifetime>, comma-separated (10/day,200/month), got "${part}"`,
-      )
-    }
-    return {
-      usd: Number(match[1]),
-      per: match[2]!,
-      ...(share === undefined ? {} : { alertAt: share }),
-    }
-  })
-}
-
-function readNumber(value: string, flag: string): number {
-  const number = Number(value)
-  if (value.trim() === '' || !Number.isFinite(number)) {
-    throw new UsageError(`${flag} takes a number, got "${value}"`)
-  }
-  return number
-}
-
-/** A `--since`/`--until` day, `YYYY-MM-DD` (UTC). */
-export function readDay(value: unknown, flag: string): Date | undefined {
-  if (typeof value !== 'string') return undefined
-  const date = new Date(`${value}T00:00:00Z`)
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`${flag} takes a day as YYYY-MM-DD, got "${value}"`)
-  }
-  return date
 }

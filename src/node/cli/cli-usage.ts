@@ -8,7 +8,7 @@ import { spendTable, spendText } from './cli-keys-format'
 /** Usage of `model-gateway usage`. */
 export const orgUsageUsage = `Usage: model-gateway usage [options]
 
-Spend and usage across every key, per UTC day and per model (and per key), from the ledger's
+Spend and usage across every key, per UTC day and per model (and per key and team), from the ledger's
 daily rollup.
 
   --since YYYY-MM-DD     first day (default: 29 days before --until)
@@ -68,6 +68,16 @@ export function orgUsageText(report: OrganisationUsageReport): string {
       'KEY',
       report.keys.map((row) => [row.keyId, row]),
     ),
+    ...(report.teams.length === 0
+      ? []
+      : [
+          '',
+          'Spend per team:',
+          spendTable(
+            'TEAM',
+            report.teams.map((row) => [row.team, row]),
+          ),
+        ]),
     '',
     `Total: ${report.totals.requests} requests, ${report.totals.totalTokens} tokens, ${spendText(report.totals)} (${formatUsd(report.totals.listCostNanoUsd)} at list price)`,
   )

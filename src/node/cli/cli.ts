@@ -6,6 +6,7 @@ import { parseCliArgs, usage } from './cli-args'
 import { UsageError } from './cli-database'
 import { runKeys } from './cli-keys'
 import { runMigrate } from './cli-migrate'
+import { runTeams } from './cli-teams'
 import { runOrgUsage } from './cli-usage'
 import { createNodeFetch } from '../transport/node-fetch'
 import { nodeCloudCredentials } from '../cloud-credentials'
@@ -27,10 +28,11 @@ import { createHome } from './cli-home'
 const commands = new Map([
   ['migrate', runMigrate],
   ['keys', runKeys],
+  ['teams', runTeams],
   ['usage', runOrgUsage],
 ])
 
-/** The CLI: `model-gateway migrate …`, `keys …`, `usage …`, or serving a config. */
+/** The CLI: `model-gateway migrate …`, `keys …`, `teams …`, `usage …`, or serving a config. */
 async function main(argv: readonly string[]): Promise<number> {
   const name = argv[0] ?? ''
   const run = commands.get(name)

@@ -7,6 +7,8 @@ import { configSchemas, type GatewayConfig, type StateConfig } from '../../confi
 import { createGateway, type GatewayHandler } from '../../gateway'
 import type { PostgresOptions } from '../../postgres/client'
 import { createPostgresKeyStore, type PostgresKeyStore } from '../../postgres/key-store'
+import { createPostgresTeamStore } from '../../postgres/team-store'
+import type { TeamStore } from '../../auth/team'
 import { createPostgresLedger, type PostgresLedger } from '../../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../../postgres/migrate'
 import { createPgListener } from '../../postgres/pg-listener'
@@ -50,6 +52,8 @@ export type ConnectedState = {
   /** With `redis`: where every instance shares its open circuits. */
   circuitStore?: CircuitStore
   keyStore?: PostgresKeyStore
+  /** The teams table's teams (`model-gateway teams create`), with `state.postgres`. */
+  teamStore?: TeamStore
   usageLedger?: PostgresLedger
   /** The Postgres client and table names, for the key admin functions. */
   postgres?: PostgresOptions
@@ -205,8 +209,11 @@ async function connectPostgres(
     })
     await keyStore.ready()
     const usageLedger = createPostgresLedger({ ...postgres, ...state.ledger })
+    // The teams table's teams, for database keys that name one (`keys create --team`).
+    const teamStore = createPostgresTeamStore(postgres)
     return {
       keyStore,
+      teamStore,
       usageLedger,
       postgres,
       checks: { postgres: () => pool.query('SELECT 1') },
@@ -266,6 +273,10 @@ export async function createGatewayWithState(
             keyStore: keyStores.length === 1 ? keyStores[0] : createCompositeKeyStore(keyStores),
           }),
       ...(state.usageLedger === undefined ? {} : { usageLedger: state.usageLedger }),
+      // The config's teams[] are asked first; a team store passed in code wins over the table's.
+      ...(state.teamStore === undefined || config.teamStore !== undefined
+        ? {}
+        : { teamStore: state.teamStore }),
       // A meter passed in code wins over the one `state.redis` names.
       ...(state.usageMeter === undefined || config.usageMeter !== undefined
         ? {}
