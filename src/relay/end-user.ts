@@ -65,6 +65,8 @@ export function noteBodyEndUser(scope: RequestScope, protocol: ProtocolName, bod
       named = checkEndUser(ownMember(ownMember(body, 'metadata'), 'user_id'), 'metadata.user_id')
       break
     case 'gemini':
+    // Never a client's protocol (ADR 0034): no body of it reaches a route.
+    case 'converse':
       return
     default: {
       const unknown: never = protocol
