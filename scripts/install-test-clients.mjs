@@ -66,13 +66,25 @@ if (!linked) {
 // A package that both trees hold and that must behave as one: the tests hand zod schemas made
 // with test/clients' zod to the gateway (root zod) and to the SDKs. Two versions would differ in
 // ways that no test should have to explain, so the two locks must pin the same one.
+const versionIn = (base, name) => {
+  const manifest = join(base, 'node_modules', name, 'package.json')
+  return existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined
+}
 for (const name of ['zod']) {
-  const version = (base) =>
-    JSON.parse(readFileSync(join(base, 'node_modules', name, 'package.json'), 'utf8')).version
-  const [ours, theirs] = [version(root), version(folder)]
+  const [ours, theirs] = [versionIn(root, name), versionIn(folder, name)]
   if (ours !== theirs) {
     console.error(
       `install-test-clients: ${name} is ${ours} at the root but ${theirs} in test/clients; pin the same version in test/clients/package.json.`,
+    )
+    process.exit(1)
+  }
+}
+// And what must be one copy only: a second vitest in test/clients would give the test files an
+// `expect` and a `describe` that the runner never collects.
+for (const name of ['vitest', '@vitest/expect', '@vitest/runner']) {
+  if (versionIn(folder, name) !== undefined) {
+    console.error(
+      `install-test-clients: test/clients holds its own ${name}; the tests must use the root's. Remove what pulls it in.`,
     )
     process.exit(1)
   }
