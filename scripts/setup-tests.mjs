@@ -1,6 +1,7 @@
-// Everything the test suite needs beyond `npm install`: the runtimes the example tests start (Bun,
-// Deno, workerd through Miniflare, Node 24, into test/runtimes), the browser the console's tests
-// drive, and the builds the tests import (the console page, `dist/`). Each step does nothing when
+// Everything the test suite needs beyond `npm install`: the SDKs and test tools only the tests
+// import (into test/clients, linked as test/node_modules), the runtimes the example tests start
+// (Bun, Deno, workerd through Miniflare, Node 24, into test/runtimes), the browser the console's
+// tests drive, and the builds the tests import (the console page, `dist/`). Each step does nothing when
 // its result is already there, so the test run's global setup calls it every time; CI calls it
 // right after `npm ci` (`npm run setup:tests`). They used to run in `prepare`, which made every
 // `npm install` — including one that only wants `npm start` — wait about a minute and a half for
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 
 const scripts = dirname(fileURLToPath(import.meta.url))
 for (const script of [
+  'install-test-clients.mjs',
   'install-test-runtimes.mjs',
   'install-test-browser.mjs',
   'ensure-build.mjs',

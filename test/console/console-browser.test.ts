@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { builtInPriceRows } from '../../src/extend'
 import type { ServedGateway } from '../../src/node/index'
 import { serveCli } from '../helpers/cli'
-import { repoRoot } from '../helpers/spawn-runtime'
+import { repoRoot, testModules } from '../helpers/spawn-runtime'
 import {
   adminToken,
   holderKey,
@@ -278,7 +278,7 @@ describe('the console in a real browser', { timeout: 60_000 }, () => {
       await createKey(page, 'my-first-key')
       await page.getByRole('link', { name: 'Use it in the call guide' }).click()
       const openaiTs = (await page.locator('[data-snippet="openai-ts"] code').textContent())!
-      const file = join(repoRoot, 'node_modules', '.cache', 'newcomer.mts')
+      const file = join(testModules, '.cache', 'newcomer.mts')
       mkdirSync(dirname(file), { recursive: true })
       writeFileSync(file, openaiTs)
       const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: repoRoot })

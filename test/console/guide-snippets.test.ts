@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, type GatewayConfig } from '../../src/index'
 import { guideSnippets, type Snippet } from '../../src/console/guide/snippets'
 import { serveGateway, type ServedGateway } from '../../src/node/index'
-import { repoRoot } from '../helpers/spawn-runtime'
+import { repoRoot, testModules } from '../helpers/spawn-runtime'
 
 /**
  * Every snippet of the call guide, filled in as the console fills it, is run against a live
@@ -25,8 +25,9 @@ const apiKey = 'sk-guide-snippets-key-0123456789'
  * it into `/`.)
  */
 const oddModel = `it's "odd" $HOME model`
-// Inside node_modules, so that the snippets' imports resolve to the repository's packages.
-const folder = join(repoRoot, 'node_modules', '.cache', 'console-guide')
+// Inside the test packages' node_modules, so that the snippets' imports resolve to the SDKs the
+// tests install (test/clients) and, past them, to the repository's own packages.
+const folder = join(testModules, '.cache', 'console-guide')
 
 let served: ServedGateway
 beforeAll(async () => {

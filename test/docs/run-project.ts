@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { freePort } from '../helpers/redis'
-import { repoRoot } from '../helpers/spawn-runtime'
+import { repoRoot, testModules } from '../helpers/spawn-runtime'
 
 /**
  * A docs page's small project, run as a reader runs it: its files written into an empty folder,
  * its dependencies linked (`model-gateway` is this repository's built package, the others come
- * from this repository's `node_modules`), started with `node` on a free `PORT`, and called once
+ * from the test packages, test/clients, or the repository's `node_modules`), started with `node` on a free `PORT`, and called once
  * its start line is printed.
  *
  * @module
@@ -32,7 +32,14 @@ export function writeProject(files: Record<string, string>, dependencies: string
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text)
   mkdirSync(join(folder, 'node_modules'))
   for (const name of dependencies) {
-    const target = name === 'model-gateway' ? repoRoot : join(repoRoot, 'node_modules', name)
+    const target =
+      name === 'model-gateway'
+        ? repoRoot
+        : [join(testModules, name), join(repoRoot, 'node_modules', name)].find((path) =>
+            existsSync(path),
+          )
+    if (target === undefined)
+      throw new Error(`${name} is installed neither in test/clients nor at the root.`)
     symlinkSync(target, join(folder, 'node_modules', name), 'dir')
   }
   return folder

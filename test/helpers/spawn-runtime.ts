@@ -6,6 +6,13 @@ import { fileURLToPath } from 'node:url'
 /** The repository root, where the examples run from so `model-gateway` resolves to `dist/`. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
+/**
+ * Where the packages only the tests use are installed (test/clients, scripts/install-test-clients.mjs):
+ * the SDKs, msw, playwright-core… A file written inside it resolves them, as the test files do
+ * through the test/node_modules link.
+ */
+export const testModules = join(repoRoot, 'test', 'clients', 'node_modules')
+
 /** A runtime installed in test/runtimes (kept apart so its Node 24 never shadows the root's). */
 export type RuntimeName = 'bun' | 'deno' | 'node' | 'workerd'
 
