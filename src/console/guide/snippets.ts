@@ -194,7 +194,7 @@ export ANTHROPIC_AUTH_TOKEN=${sh(apiKey)}
 export ANTHROPIC_MODEL=${sh(model)}
 export ANTHROPIC_DEFAULT_HAIKU_MODEL=${sh(model)}
 claude`,
-      note: 'ANTHROPIC_DEFAULT_HAIKU_MODEL sends the background calls to a model the gateway serves too. For a group on Claude on Vertex AI, keep these: the gateway signs for Google (leave CLAUDE_CODE_USE_VERTEX unset).',
+      note: 'ANTHROPIC_DEFAULT_HAIKU_MODEL sends the background calls to a model the gateway serves too. For a group on Claude on AWS Bedrock or Vertex AI, keep these: the gateway signs for the cloud (leave CLAUDE_CODE_USE_BEDROCK and CLAUDE_CODE_USE_VERTEX unset).',
     },
     {
       id: 'codex-config',
