@@ -24,6 +24,10 @@ const endUserPattern = /^[\x21-\x7e]+$/
  * the field, in the caller's protocol shape.
  */
 export function checkEndUser(value: unknown, field: string): string | undefined {
+  return checkEndUserField(value, field)
+}
+
+function checkEndUserField(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined
   if (typeof value !== 'string') {
     throw new GatewayError('invalid_request', `\`${field}\` must be a string naming the end user.`)
@@ -48,9 +52,14 @@ export function headerEndUser(headers: RequestHeaders): string | undefined {
  * (they come first: the app knows its own session, the body may be its client's). OpenAI chat:
  * `user`; Responses: `user`, else `safety_identifier`; Anthropic: `metadata.user_id`; Gemini has
  * no such field (the header serves there). The body field is checked even when it is not used, so
- * a client learns of a bad id whichever way it is sent.
+ * a client learns of a bad id whichever way it is sent — when its key has `perUser` limits, which
+ * an id the meter cannot hold would escape. For any other key the vendors' own rules hold: a body
+ * field the gateway cannot take as an end-user id (a name with a space, non-ASCII, over 256
+ * characters) is not attributed, never refused, since the vendor would have taken it.
  */
 export function noteBodyEndUser(scope: RequestScope, protocol: ProtocolName, body: unknown): void {
+  const strict = scope.key?.perUser !== undefined
+  const checkEndUser = strict ? checkStrict : checkLenient
   let named: string | undefined
   switch (protocol) {
     case 'openai':
@@ -76,6 +85,16 @@ export function noteBodyEndUser(scope: RequestScope, protocol: ProtocolName, bod
   if (named === undefined || scope.endUser !== undefined) return
   scope.endUser = named
   scope.event.endUser = named
+}
+
+const checkStrict = (value: unknown, field: string) => checkEndUserField(value, field)
+
+/** A body field as an end user for a key without `perUser`: a wrong type is still refused. */
+function checkLenient(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'string') return checkEndUserField(value, field)
+  return value.length <= maxEndUserLength && endUserPattern.test(value)
+    ? value || undefined
+    : undefined
 }
 
 /** A member the object itself holds: a client body is no lookup table for inherited ones. */

@@ -145,24 +145,28 @@ export async function relaySse(
   await settling(first)
   write(first)
 
-  const take = async (): Promise<string | undefined> => {
-    // The last piece goes out once the request is settled: a client that has read the whole
-    // stream and sends its next request finds this one no longer holding its reservation.
-    if (closed && settlingUsage !== undefined) {
-      const settled = settlingUsage
-      settlingUsage = undefined
-      await settled
-    }
+  const take = (): string | undefined => {
     const piece = ready
     ready = ''
     return piece === '' ? undefined : piece
   }
+  // The last piece goes out once the request is settled: a client that has read the whole stream
+  // and sends its next request finds this one no longer holding its reservation. Only the pieces
+  // after the end pay for the wait; the others stay one synchronous take.
+  const takeSettled = async (): Promise<string | undefined> => {
+    const settled = settlingUsage
+    settlingUsage = undefined
+    if (settled !== undefined) await settled
+    return take()
+  }
+  const nextPiece = (): string | undefined | Promise<string | undefined> =>
+    closed && settlingUsage !== undefined ? takeSettled() : take()
   const body: AnswerStream = {
     get done() {
       return closed && ready === '' && abortWith === undefined
     },
     async next() {
-      if (ready !== '') return take()
+      if (ready !== '') return nextPiece()
       if (abortWith !== undefined) {
         // The error object has just been read from us; a client's HTTP stack drops the chunks it
         // has received but not yet handed out when the connection fails, so give it a moment to
@@ -171,7 +175,7 @@ export async function relaySse(
         await new Promise((resolve) => setTimeout(resolve, abortGraceMs))
         throw failure
       }
-      if (closed) return take()
+      if (closed) return nextPiece()
       try {
         for (;;) {
           // Already parsed events are taken as they are; a promise only when a read is needed.
@@ -193,7 +197,7 @@ export async function relaySse(
       } catch (error) {
         fail(exchange.end(), error)
       }
-      return take()
+      return nextPiece()
     },
     cancel() {
       exchange.abort('client')

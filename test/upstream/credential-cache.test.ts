@@ -89,12 +89,35 @@ describe('credential cache', () => {
     )
     await expect(cache.get()).rejects.toThrow('token endpoint down')
     fail = false
+    // The failure is answered from memory for a second: an endpoint that is down gets one fetch
+    // per second, not one per request.
+    await expect(cache.get()).rejects.toThrow('token endpoint down')
+    clock.now += 1_000
     expect(await cache.get()).toBe('token-1')
     fail = true
     clock.now = 57 * minute // inside the margin, not yet expired
     expect(await cache.get()).toBe('token-1')
-    clock.now = 60 * minute // expired: nothing to fall back on
+    clock.now = 61 * minute // expired: nothing to fall back on
     await expect(cache.get()).rejects.toThrow('token endpoint down')
+  })
+
+  it('gives up on a fetch that never answers, and fetches again after the hold', async () => {
+    let calls = 0
+    const clock = { now: 0 }
+    const cache = createCredentialCache(
+      () => {
+        calls += 1
+        return calls === 1
+          ? new Promise<never>(() => undefined)
+          : Promise.resolve({ value: 'late-token', expiresAt: clock.now + 60 * minute })
+      },
+      { now: () => clock.now, fetchTimeoutMs: 20 },
+    )
+    const burst = await Promise.allSettled(Array.from({ length: 10 }, () => cache.get()))
+    expect(burst.every((result) => result.status === 'rejected')).toBe(true)
+    expect(calls).toBe(1)
+    clock.now += 1_000
+    expect(await cache.get()).toBe('late-token')
   })
 
   it('never fetches more than once per expiry under any sequence of gets and clock steps', async () => {

@@ -1,4 +1,8 @@
+import { readUpstreamText } from '../../upstream/read-upstream-answer'
 import type { ExpiringCredential } from '../../upstream/credentials/credential-cache'
+
+/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
+const maxTokenAnswerBytes = 64 * 1024
 
 /** Options of `azureManagedIdentity`. */
 export type AzureManagedIdentityOptions = {
@@ -89,7 +93,7 @@ async function ask(
       error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'could not be reached'
     throw new Error(`managed identity: ${what} at ${url.origin} ${reason}`, { cause: error })
   }
-  const text = await response.text()
+  const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
   let body: Record<string, unknown> = {}
   try {
     const parsed: unknown = JSON.parse(text)

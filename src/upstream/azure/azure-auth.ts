@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors'
-import { stringOf } from '../../internal/json'
+import { credentialFor } from '../credentials/credential-failure'
 import {
   createCredentialCache,
   type CredentialCache,
@@ -72,7 +72,7 @@ export function azureAuth(settings: AzureAuthSettings, context: UpstreamKindCont
     cache,
     secrets,
     async sign(request) {
-      const token = await cache.get()
+      const token = await credentialFor(cache, 'Azure')
       if (token === '') throw missingToken(context.id)
       request.headers['authorization'] = `Bearer ${token}` // lookup-safe: a prototype-less record
       return request
@@ -178,10 +178,10 @@ async function authFailure<T>(id: string, source: string, fetch: () => T | Promi
     return await fetch()
   } catch (error) {
     if (GatewayError.isInstance(error)) throw error
-    const reason = error instanceof Error ? error.message : stringOf(error)
+    // What went wrong (a tenant, a host, a callback's message) stays in `cause`, for the operator.
     throw new GatewayError(
       'upstream_error',
-      `The Azure upstream ${id} got no Entra token from ${source}: ${reason}`,
+      `The Azure upstream ${id} got no Entra token from ${source}.`,
       { status: 502, upstream: { status: 401 }, cause: error },
     )
   }

@@ -1,6 +1,10 @@
+import { readUpstreamText } from '../read-upstream-answer'
 import { GatewayError } from '../../errors'
 import { isJsonObject, parseJson } from '../../internal/json'
 import type { ExpiringCredential } from '../credentials/credential-cache'
+
+/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
+const maxTokenAnswerBytes = 64 * 1024
 
 /** The scope of an Entra token for Azure OpenAI (Cognitive Services). */
 export const cognitiveServicesScope = 'https://cognitiveservices.azure.com/.default'
@@ -58,7 +62,7 @@ export function entraClientCredentialsSource(
         { cause },
       )
     }
-    const text = await response.text()
+    const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
     const parsed = parseJson(text)
     const body = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
     const token = body['access_token']

@@ -19,6 +19,16 @@ export type CredentialCacheOptions = {
    * clouds' own SDKs keep, so a request signed just before expiry never reaches the cloud after it.
    */
   refreshMarginMs?: number | undefined
+  /**
+   * The longest a fetch may take: 30 s by default. A token endpoint or a callback that never
+   * answers would otherwise hold every call waiting on the single flight.
+   */
+  fetchTimeoutMs?: number | undefined
+  /**
+   * How long a failed fetch is answered from memory, without fetching again: 1 s by default, so a
+   * token endpoint that is down gets one fetch per second, not one per request.
+   */
+  failureHoldMs?: number | undefined
 }
 
 /**
@@ -49,8 +59,8 @@ export interface CredentialCache<T> {
 export const defaultRefreshMarginMs = 5 * 60_000
 
 /**
- * A cache over `source` (see `CredentialCache`). Runtime-neutral: no timers, so a gateway on a
- * Worker or a test clock sees the same behaviour; a refresh happens on the first call that needs it.
+ * A cache over `source` (see `CredentialCache`). Runtime-neutral: a refresh happens on the first
+ * call that needs it, never on a timer; the only timer bounds a fetch in flight.
  */
 export function createCredentialCache<T>(
   source: CredentialSource<T>,
@@ -63,6 +73,10 @@ export function createCredentialCache<T>(
   let refreshAt = Number.POSITIVE_INFINITY
   let pending: Promise<ExpiringCredential<T>> | undefined
   let fetches = 0
+  const fetchTimeoutMs = options.fetchTimeoutMs ?? 30_000
+  const failureHoldMs = options.failureHoldMs ?? 1_000
+  /** The last failure and until when it is answered without a fetch. */
+  let failure: { error: unknown; until: number } | undefined
 
   const fresh = (credential: ExpiringCredential<T>): boolean =>
     credential === held && now() < refreshAt
@@ -71,10 +85,12 @@ export function createCredentialCache<T>(
 
   const refresh = (): Promise<ExpiringCredential<T>> => {
     if (pending !== undefined) return pending
+    if (failure !== undefined && now() < failure.until) return Promise.reject(failure.error)
     fetches += 1
     const fetching = (async () => {
       try {
-        const credential = await source()
+        const credential = await withTimeout(source(), fetchTimeoutMs)
+        failure = undefined
         const fetchedAt = now()
         // A credential issued with less than twice the margin to live (some metadata servers
         // hand out ones near their end) is refreshed at half its life, not at once, every call.
@@ -84,6 +100,9 @@ export function createCredentialCache<T>(
             : credential.expiresAt - Math.min(margin, (credential.expiresAt - fetchedAt) / 2)
         held = credential
         return credential
+      } catch (error) {
+        failure = { error, until: now() + failureHoldMs }
+        throw error
       } finally {
         pending = undefined
       }
@@ -112,4 +131,16 @@ export function createCredentialCache<T>(
       return fetches
     },
   }
+}
+
+/** `promise`, or a rejection once `ms` have passed without it settling. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`The credential source did not answer within ${ms} ms.`)),
+      ms,
+    )
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

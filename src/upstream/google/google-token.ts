@@ -1,5 +1,9 @@
+import { readUpstreamText } from '../read-upstream-answer'
 import { GatewayError } from '../../errors'
 import type { ExpiringCredential } from '../credentials/credential-cache'
+
+/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
+const maxTokenAnswerBytes = 64 * 1024
 
 /** The OAuth scope of every Google Cloud API, Vertex AI's included. */
 export const cloudPlatformScope = 'https://www.googleapis.com/auth/cloud-platform'
@@ -21,7 +25,7 @@ export async function readGoogleToken(
   what: string,
   now: () => number,
 ): Promise<ExpiringCredential<string>> {
-  const text = await response.text()
+  const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
   let body: Record<string, unknown> = {}
   try {
     const parsed: unknown = JSON.parse(text)

@@ -50,7 +50,9 @@ export function readGoogleCredentialFile(json: unknown): GoogleCredentialFile | 
     return typeof field === 'string' && field !== '' ? field : undefined
   }
   const tokenUri = text('token_uri') ?? googleTokenUrl
-  if (!/^https?:\/\//.test(tokenUri)) return 'has a `token_uri` that is not an http(s) URL'
+  if (!secureTokenUri(tokenUri)) {
+    return 'has a `token_uri` that is not an https URL (plain http only to a loopback host)'
+  }
   const type = text('type') ?? 'service_account'
   if (type === 'authorized_user') {
     const missing = ['client_id', 'client_secret', 'refresh_token'].filter((name) => !text(name))
@@ -182,4 +184,19 @@ export function credentialFileSecrets(file: GoogleCredentialFile): string[] {
     .split(/\s+/)
     .filter((line) => line.length >= 16 && !line.startsWith('-'))
   return [file.key.privateKey, ...lines]
+}
+
+/**
+ * Whether a key file's `token_uri` may receive its assertion or refresh token: https, or plain
+ * http to this machine only (a test's token endpoint). A file must not steer them in clear text.
+ */
+function secureTokenUri(uri: string): boolean {
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    return false
+  }
+  if (url.protocol === 'https:') return true
+  return url.protocol === 'http:' && /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(url.hostname)
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { credentialFor } from '../credentials/credential-failure'
 import { upstreamSelectionShape } from '../entry-shape'
 import { createHttpProvider } from '../http-provider'
 import type { UpstreamKind, UpstreamKindSchema } from '../kind'
@@ -76,7 +77,8 @@ export const vertexKind: UpstreamKind<VertexEntry> = {
             call.operation === 'batch-embed-contents' ? prepareVertexPredict(request) : request
         : prepareVertexAnthropic,
       async sign(request) {
-        request.headers['authorization'] = `Bearer ${await credentials.cache.get()}`
+        request.headers['authorization'] =
+          `Bearer ${await credentialFor(credentials.cache, 'Google')}`
         return request
       },
       renewal: {
