@@ -8,7 +8,10 @@ import {
 import { createNodeFetch, serveGateway } from '../../src/node/index'
 import { claudeRegionalPremium, hasRegionalPremium } from '../../src/models/prices/claude-regional'
 import { createPriceCatalogue } from '../../src/pricing/price-catalogue'
-import { usageCost } from '../../src/pricing/usage-cost'
+import { estimatedCostNano, usageCost } from '../../src/pricing/usage-cost'
+import type { GatewayRuntime } from '../../src/gateway-runtime'
+import { routeCostEstimate } from '../../src/relay/route-price'
+import type { Route } from '../../src/routing/resolve-route'
 import { bedrockSurcharge } from '../../src/upstream/bedrock/profile-surcharge'
 import { vertexClaudeSurcharge } from '../../src/upstream/vertex/kind'
 import { startBedrockFake } from '../helpers/bedrock/bedrock-fake'
@@ -106,6 +109,32 @@ describe('usageCost with a surcharge', () => {
     const cost = usageCost(usage, price, 0.5, claudeRegionalPremium)
     expect(cost.nanoUsd).toBe(3_300_000)
     expect(cost.listNanoUsd).toBe(6_600_000)
+  })
+})
+
+describe('the reservation, made before an upstream is chosen', () => {
+  it('holds at the highest surcharge of the group, and at the list price with none', () => {
+    const prices = createPriceCatalogue()
+    const runtime = { prices } as unknown as GatewayRuntime
+    const upstream = (id: string, surcharged: boolean): UpstreamProvider => ({
+      id,
+      protocol: 'anthropic',
+      send: () => Promise.reject(new Error('not called')),
+      ...(surcharged ? { priceSurcharge: () => claudeRegionalPremium } : {}),
+    })
+    const route = (upstreams: UpstreamProvider[]) =>
+      ({
+        group: { id: 'g', upstreams },
+        model: { name: 'sonnet', upstreamModel: 'claude-sonnet-4-5@20250929' },
+      }) as unknown as Route
+    const estimate = { inputTokens: 1000, outputTokens: 200 }
+    const list = estimatedCostNano(prices.lookup('claude-sonnet-4-5')!, estimate, 1)
+    const key = { id: 'k', priceMultiplier: 2 } as never
+    expect(routeCostEstimate(runtime, route([upstream('plain', false)]), key, estimate)).toBe(
+      list * 2,
+    )
+    const mixed = route([upstream('global', false), upstream('regional', true)])
+    expect(routeCostEstimate(runtime, mixed, key, estimate)).toBe(Math.round(list * 2.2))
   })
 })
 
