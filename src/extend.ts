@@ -55,6 +55,8 @@ export type {
 } from './pricing/model-price'
 export { builtInPriceRows, createPriceCatalogue } from './pricing/price-catalogue'
 export type { PriceCatalogue, PriceCatalogueOptions } from './pricing/price-catalogue'
+export { memoisedSurcharge } from './pricing/price-surcharge'
+export type { PriceSurcharge } from './pricing/price-surcharge'
 export type { CategoryRates, ResolvedPrice } from './pricing/resolved-price'
 export { usageCost } from './pricing/usage-cost'
 export type { ChargedPrice, UsageCost } from './pricing/usage-cost'

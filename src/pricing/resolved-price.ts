@@ -1,3 +1,4 @@
+import type { PriceSurcharge } from './price-surcharge'
 import type { ModelPrice, PriceTier } from './model-price'
 import { picoPerToken } from './price-units'
 
@@ -111,7 +112,12 @@ function optional(usd: number | undefined, fallback: number | undefined): number
 
 /**
  * What a route's answer is charged at: the price of its model entry's upstream model (`undefined`
- * when it has none) and the group's and key's multipliers together. Mutable: the attempt loop
- * points it at the route of the attempt that answers.
+ * when it has none), the group's and key's multipliers together, and the surcharge of the
+ * upstream that answers (`undefined` until an attempt picks one, and for most upstreams).
+ * Mutable: the attempt loop points it at the route and upstream of the attempt that answers.
  */
-export type RoutePricing = { price: ResolvedPrice | undefined; multiplier: number }
+export type RoutePricing = {
+  price: ResolvedPrice | undefined
+  multiplier: number
+  surcharge: PriceSurcharge | undefined
+}

@@ -1,4 +1,5 @@
 import type { TokenEstimate, TokenUsage } from '../canonical/token-usage'
+import type { PriceSurcharge } from './price-surcharge'
 import { ratesFor, type CategoryRates, type ResolvedPrice } from './resolved-price'
 import { multiplierMicros, picoToNano, usdPerMillion } from './price-units'
 
@@ -23,11 +24,18 @@ export type ChargedPrice = {
   multiplier: number
   source: string
   asOf?: string | undefined
+  /**
+   * What the answering upstream charges over the rates above for where it ran the model (a
+   * regional endpoint), and the page that says so; absent at the catalogue's price. The rates
+   * above are the catalogue's: the list price is theirs times this multiplier.
+   */
+  surcharge?: PriceSurcharge | undefined
 }
 
 /**
  * What a request cost, in nano-USD (10⁻⁹ USD): `nanoUsd` is what the key is charged (list ×
- * multiplier), `listNanoUsd` the cost at list price. A request that reported no usage (a failed
+ * multiplier), `listNanoUsd` the cost at list price (the upstream's surcharge included: it is
+ * what the vendor bills there). A request that reported no usage (a failed
  * call, which vendors do not bill) costs 0. An unpriced model has no `UsageCost` at all: the
  * record's `cost` is `null`, never 0.
  */
@@ -43,14 +51,16 @@ export type UsageCost = {
  * the per-request price; summed exactly in pico-USD, rounded once to nano-USD.
  *
  * @param multiplier the group's and key's `priceMultiplier` together
+ * @param surcharge the answering upstream's, when it has one for this model
  */
 export function usageCost(
   usage: TokenUsage | undefined,
   price: ResolvedPrice,
   multiplier: number,
+  surcharge?: PriceSurcharge,
 ): UsageCost {
   if (usage === undefined) {
-    return { nanoUsd: 0, listNanoUsd: 0, price: chargedPrice(price, 0, multiplier) }
+    return { nanoUsd: 0, listNanoUsd: 0, price: chargedPrice(price, 0, multiplier, surcharge) }
   }
   const { rates } = ratesFor(price, usage.inputTokens)
   const cachedRead = clamp(usage.cachedInputTokens)
@@ -64,18 +74,26 @@ export function usageCost(
     writtenHour * rates.cacheWrite1h +
     clamp(usage.outputTokens) * rates.output +
     price.perRequestPico
-  const micros = multiplierMicros(multiplier)
+  if (surcharge === undefined) {
+    return {
+      nanoUsd: picoToNano(pico, multiplierMicros(multiplier)),
+      listNanoUsd: picoToNano(pico),
+      price: chargedPrice(price, usage.inputTokens, multiplier),
+    }
+  }
+  // Both multipliers applied at once, so the charge is rounded once as without a surcharge.
   return {
-    nanoUsd: picoToNano(pico, micros),
-    listNanoUsd: picoToNano(pico),
-    price: chargedPrice(price, usage.inputTokens, multiplier),
+    nanoUsd: picoToNano(pico, multiplierMicros(surcharge.multiplier * multiplier)),
+    listNanoUsd: picoToNano(pico, multiplierMicros(surcharge.multiplier)),
+    price: chargedPrice(price, usage.inputTokens, multiplier, surcharge),
   }
 }
 
 /**
  * What a reservation holds against a money budget: the input estimate at the input price of the
  * tier it passes, the output allowance at the output price, and the per-request price, with the
- * multiplier; rounded up, so the hold never falls short by a rounding.
+ * multiplier (a surcharge's included, when the caller knows one); rounded up, so the hold never
+ * falls short by a rounding.
  */
 export function estimatedCostNano(
   price: ResolvedPrice,
@@ -93,17 +111,25 @@ export function estimatedCostNano(
  * The charged price's snapshot, built once per price, tier and multiplier: most requests of a
  * model share one object, so pricing a request allocates nothing new.
  */
-function chargedPrice(price: ResolvedPrice, inputTokens: number, multiplier: number): ChargedPrice {
+function chargedPrice(
+  price: ResolvedPrice,
+  inputTokens: number,
+  multiplier: number,
+  surcharge?: PriceSurcharge,
+): ChargedPrice {
   const { rates, aboveInputTokens } = ratesFor(price, inputTokens)
   const cache = (snapshots.get(price) ?? new Map<string, ChargedPrice>()) as Map<
     string,
     ChargedPrice
   >
   if (!snapshots.has(price)) snapshots.set(price, cache)
-  const slot = `${aboveInputTokens ?? 0}:${multiplier}`
+  const slot =
+    surcharge === undefined
+      ? `${aboveInputTokens ?? 0}:${multiplier}`
+      : `${aboveInputTokens ?? 0}:${multiplier}:${surcharge.multiplier}:${surcharge.source}`
   let snapshot = cache.get(slot)
   if (snapshot === undefined) {
-    snapshot = snapshotOf(price, rates, aboveInputTokens, multiplier)
+    snapshot = snapshotOf(price, rates, aboveInputTokens, multiplier, surcharge)
     if (cache.size < 64) cache.set(slot, snapshot)
   }
   return snapshot
@@ -116,6 +142,7 @@ function snapshotOf(
   rates: CategoryRates,
   aboveInputTokens: number | undefined,
   multiplier: number,
+  surcharge: PriceSurcharge | undefined,
 ): ChargedPrice {
   return Object.freeze({
     model: price.model,
@@ -129,6 +156,9 @@ function snapshotOf(
     multiplier,
     source: price.source,
     ...(price.asOf === undefined ? {} : { asOf: price.asOf }),
+    ...(surcharge === undefined
+      ? {}
+      : { surcharge: { multiplier: surcharge.multiplier, source: surcharge.source } }),
   })
 }
 

@@ -4,7 +4,7 @@ import type { AttemptVerdict, Selection, Unavailable } from '../failover/upstrea
 import { GatewayError } from '../errors'
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../usage/upstream-attempt'
-import { routePricing, type RoutePricing } from './route-price'
+import { routePricing, upstreamSurcharge, type RoutePricing } from './route-price'
 import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import type { Admission } from './admit'
@@ -76,6 +76,7 @@ export function startRecord(
   const pricing = routePricing(state.runtime, routed.route, state.key)
   state.pricing.price = pricing.price
   state.pricing.multiplier = pricing.multiplier
+  state.pricing.surcharge = upstreamSurcharge(selection.upstream, routed.route)
   scope.event.group = group
   scope.event.provider = upstream
   scope.event.upstreamModel = details.upstreamModel

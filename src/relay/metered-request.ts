@@ -79,7 +79,9 @@ export function startMeteredRequest(
       stopRenewing()
       const { usage, estimated } = settledUsage(reported, outcome, estimate, progress)
       const cost =
-        pricing.price === undefined ? null : usageCost(usage, pricing.price, pricing.multiplier)
+        pricing.price === undefined
+          ? null
+          : usageCost(usage, pricing.price, pricing.multiplier, pricing.surcharge)
       scope.event.usage = usage
       scope.event.cost = cost
       if (estimated) scope.event.estimated = true

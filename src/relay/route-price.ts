@@ -2,19 +2,55 @@ import type { KeyRecord } from '../auth/key-store'
 import { GatewayError } from '../errors'
 import type { GatewayRuntime } from '../gateway-runtime'
 import type { Route } from '../routing/resolve-route'
+import type { UpstreamProvider } from '../upstream/provider'
 import type { TokenEstimate } from '../canonical/token-usage'
+import type { PriceSurcharge } from '../pricing/price-surcharge'
 import type { RoutePricing } from '../pricing/resolved-price'
 import { estimatedCostNano } from '../pricing/usage-cost'
 
 export type { RoutePricing } from '../pricing/resolved-price'
 
-/** The pricing of a route for a key. */
+/**
+ * The pricing of a route for a key, before an upstream is chosen: no surcharge yet (the attempt
+ * loop sets the answering upstream's, `upstreamSurcharge`).
+ */
 export function routePricing(runtime: GatewayRuntime, route: Route, key: KeyRecord): RoutePricing {
   return {
     price: runtime.prices.forModel(route.model),
     multiplier: (route.group.priceMultiplier ?? 1) * (key.priceMultiplier ?? 1),
+    surcharge: undefined,
   }
 }
+
+/** The surcharge an upstream charges for a route's model (`undefined` for most upstreams). */
+export function upstreamSurcharge(
+  upstream: UpstreamProvider,
+  route: Route,
+): PriceSurcharge | undefined {
+  return upstream.priceSurcharge?.(route.model.upstreamModel)
+}
+
+/**
+ * The highest surcharge any upstream of the route's group charges for its model, for a
+ * reservation made before an upstream is chosen: the hold is then never short of what the
+ * answering upstream charges. Found once per model entry.
+ */
+function highestSurcharge(route: Route): PriceSurcharge | undefined {
+  const cached = highest.get(route.model)
+  if (cached !== undefined) return cached ?? undefined
+  let found: PriceSurcharge | undefined
+  for (const upstream of route.group.upstreams) {
+    const surcharge = upstreamSurcharge(upstream, route)
+    if (surcharge !== undefined && surcharge.multiplier > (found?.multiplier ?? 1)) {
+      found = surcharge
+    }
+  }
+  highest.set(route.model, found ?? null)
+  return found
+}
+
+// By model entry: each is built for one group (the config makes an entry per group's model).
+const highest = new WeakMap<Route['model'], PriceSurcharge | null>()
 
 /** Whether a key has a money budget (`keys[].budget`). */
 export function hasMoneyBudget(key: KeyRecord): boolean {
@@ -49,7 +85,10 @@ export function unpricedModelError(route: Route): GatewayError {
   )
 }
 
-/** What a reservation holds against money budgets for this route: 0 when it is unpriced. */
+/**
+ * What a reservation holds against money budgets for this route: 0 when it is unpriced. An
+ * upstream's surcharge counts at the highest of the group's (the upstream is not chosen yet).
+ */
 export function routeCostEstimate(
   runtime: GatewayRuntime,
   route: Route,
@@ -57,7 +96,9 @@ export function routeCostEstimate(
   estimate: TokenEstimate,
 ): number {
   const pricing = routePricing(runtime, route, key)
-  return pricing.price === undefined
-    ? 0
-    : estimatedCostNano(pricing.price, estimate, pricing.multiplier)
+  if (pricing.price === undefined) return 0
+  const surcharge = highestSurcharge(route)
+  const multiplier =
+    surcharge === undefined ? pricing.multiplier : pricing.multiplier * surcharge.multiplier
+  return estimatedCostNano(pricing.price, estimate, multiplier)
 }

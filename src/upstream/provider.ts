@@ -1,3 +1,4 @@
+import type { PriceSurcharge } from '../pricing/price-surcharge'
 import type { ProtocolName } from '../protocols/protocol-name'
 import type { ChunkSource } from '../sse/chunk-source'
 
@@ -104,4 +105,12 @@ export interface UpstreamProvider {
    * error it can parse. Absent: the body is taken as already in the family's shape.
    */
   normaliseError?(body: unknown, status: number): unknown
+  /**
+   * What this upstream charges for an upstream model over the catalogue's price, because of where
+   * it runs the model (Claude on a Vertex regional endpoint or a Bedrock geographic profile costs
+   * 10% more than on the global one): a multiplier and the vendor page that says so. A request
+   * an attempt on this upstream answers is charged at it; `undefined` (or no method) is the
+   * catalogue's price. Called once per attempt: return the same object for the same model.
+   */
+  priceSurcharge?(upstreamModel: string): PriceSurcharge | undefined
 }

@@ -3,7 +3,8 @@ import type { ReasoningControl } from '../../models/profile'
 import { keyMayUseGroup } from '../../routing/resolve-route'
 import type { KeyRecord } from '../../auth/key-store'
 import { listedPricing } from '../../pricing/listed-price'
-import { routePricing } from '../../relay/route-price'
+import { routePricing, upstreamSurcharge } from '../../relay/route-price'
+import type { Route } from '../../routing/resolve-route'
 import type { ConsoleRequest } from '../server/context'
 import { findKey } from '../server/key-directory'
 
@@ -45,7 +46,10 @@ export async function modelsCall(call: ConsoleRequest) {
             reasoning: describeReasoning(profile.reasoning),
             structuredOutput: profile.structuredOutput,
           },
-          price: priceOf(routePricing(runtime, { group, model }, record ?? noKey)),
+          price: priceOf(routePricing(runtime, { group, model }, record ?? noKey), {
+            group,
+            model,
+          }),
           fallbacks: [...(model.fallbacks ?? [])],
         }
       }),
@@ -54,16 +58,26 @@ export async function modelsCall(call: ConsoleRequest) {
   return { groupIdRouting: runtime.groupIdRouting, groups }
 }
 
-/** A model's price as listed, with its source and date, or `null` for an unpriced model. */
-function priceOf(pricing: ReturnType<typeof routePricing>) {
+/**
+ * A model's price as listed, with its source and date, and the surcharges of the group's upstreams
+ * that charge more for it where they run it; `null` for an unpriced model.
+ */
+function priceOf(pricing: ReturnType<typeof routePricing>, route: Route) {
   const listed = listedPricing(pricing, 'camel')
   if (listed === undefined || pricing.price === undefined) return null
+  const surcharges = route.group.upstreams.flatMap((upstream) => {
+    const surcharge = upstreamSurcharge(upstream, route)
+    return surcharge === undefined
+      ? []
+      : [{ upstream: upstream.id, multiplier: surcharge.multiplier, source: surcharge.source }]
+  })
   return {
     ...listed,
     multiplier: pricing.multiplier,
     row: pricing.price.model,
     source: pricing.price.source,
     asOf: pricing.price.asOf ?? null,
+    surcharges,
   }
 }
 

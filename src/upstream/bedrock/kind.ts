@@ -11,6 +11,7 @@ import type { PreparedRequest } from '../prepared-request'
 import { upstreamSpecificationVersion, type UpstreamCall, type UpstreamProvider } from '../provider'
 import { prepareInvokeBody } from './anthropic-body'
 import { withBedrockAnswers } from './bedrock-answer'
+import { bedrockSurcharge } from './profile-surcharge'
 import { normaliseBedrockError } from './bedrock-errors'
 import { readBedrockStream, type BedrockApi } from './bedrock-stream'
 import { bedrockBaseUrl } from './endpoint'
@@ -89,7 +90,7 @@ function createBedrockUpstream(
   const api: BedrockApi = protocol === 'anthropic' ? 'invoke' : 'converse'
   // SigV4 (or a Bedrock API key's bearer header) over the request exactly as it is sent.
   const auth = awsAuthOf(settings, context)
-  return withBedrockAnswers(
+  const provider = withBedrockAnswers(
     createHttpProvider({
       id,
       protocol,
@@ -106,6 +107,7 @@ function createBedrockUpstream(
       normaliseError: (body, status) => normaliseBedrockError(body, status, protocol),
     }),
   )
+  return Object.assign(provider, { priceSurcharge: bedrockSurcharge })
 }
 
 /**

@@ -1,5 +1,7 @@
 import * as z from 'zod/mini'
 import { credentialFor } from '../credentials/credential-failure'
+import { claudeRegionalPremium, hasRegionalPremium } from '../../models/prices/claude-regional'
+import { memoisedSurcharge, type PriceSurcharge } from '../../pricing/price-surcharge'
 import { upstreamSelectionShape } from '../entry-shape'
 import { createHttpProvider } from '../http-provider'
 import type { UpstreamKind, UpstreamKindSchema } from '../kind'
@@ -93,6 +95,25 @@ export const vertexKind: UpstreamKind<VertexEntry> = {
       normaliseError: gemini ? vertexGeminiError : vertexAnthropicError,
       secrets: credentials.secrets,
     })
-    return gemini ? withPredictEmbeddings(provider) : provider
+    if (gemini) return withPredictEmbeddings(provider)
+    const surcharge = vertexClaudeSurcharge(settings.region)
+    return surcharge === undefined
+      ? provider
+      : Object.assign(provider, { priceSurcharge: surcharge })
   },
+}
+
+/**
+ * The price of Claude in a Vertex location: 10% over the global endpoint's in a region or a
+ * multi-region (`us`, `eu`), for Claude 4.5 and later (`claudeRegionalPremium`); `undefined` on
+ * the global endpoint, where Claude costs Anthropic's own price. Google lists no such difference
+ * for its own Gemini models.
+ */
+export function vertexClaudeSurcharge(
+  region: string,
+): ((upstreamModel: string) => PriceSurcharge | undefined) | undefined {
+  if (region === 'global') return undefined
+  return memoisedSurcharge((model) =>
+    hasRegionalPremium(model) ? claudeRegionalPremium : undefined,
+  )
 }

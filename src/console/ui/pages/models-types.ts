@@ -36,6 +36,8 @@ export type CataloguePrice = CatalogueRates & {
   row: string
   source: string
   asOf: string | null
+  /** The group's upstreams that charge more for the model where they run it (a regional endpoint). */
+  surcharges: Array<{ upstream: string; multiplier: number; source: string }>
 }
 
 export type Catalogue = {

@@ -42,6 +42,13 @@ function PriceCell(props: { price: CataloguePrice | null }) {
   const multiplier = price.multiplier === 1 ? null : `× ${price.multiplier} multiplier applied`
   return html`<span data-testid="price">${ratesText(price)}</span>
     ${[perRequest, ...tiers, multiplier].map((line) => (line === null ? null : html`<br /><small>${line}</small>`))}
+    ${price.surcharges.map(
+      (surcharge) =>
+        html`<br /><small data-testid="price-surcharge"
+            >× ${surcharge.multiplier} on ${surcharge.upstream} (where it runs:
+            <${Source} source=${surcharge.source} />)</small
+          >`,
+    )}
     <br /><small class="muted" data-testid="price-source"
       ><${Source}
         source=${price.source}
