@@ -21,7 +21,9 @@ const compiled = samples.filter(
 /** The in-memory file of a sample: beside the examples, named after its page and line. */
 function virtualPath(sample: Sample): string {
   const name = `${sample.block.file.replace(/[^A-Za-z0-9]+/g, '_')}_${sample.block.line}`
-  return join(repoRoot, 'examples', `__docs_sample_${name}.ts`)
+  // Beside the tests, so that the SDKs a sample imports resolve from test/node_modules (the test
+  // packages, test/clients) and `model-gateway` from the package itself.
+  return join(repoRoot, 'test', 'docs', `__docs_sample_${name}.ts`)
 }
 
 /** The declared interfaces and non-generic type aliases of a sample, by name. */
@@ -66,8 +68,13 @@ beforeAll(() => {
   const sources = new Map(compiled.map((sample) => [virtualPath(sample), sourceOf(sample)]))
   const host = ts.createCompilerHost(options)
   const { fileExists, readFile, getSourceFile } = host
-  host.fileExists = (path) => sources.has(path) || fileExists.call(host, path)
-  host.readFile = (path) => sources.get(path) ?? readFile.call(host, path)
+  // The samples import `./gateway.config.json`, the example config, which sits in examples/.
+  const sampleConfig = join(repoRoot, 'test', 'docs', 'gateway.config.json')
+  const configText = () => readFile.call(host, join(repoRoot, 'examples', 'gateway.config.json'))
+  host.fileExists = (path) =>
+    sources.has(path) || path === sampleConfig || fileExists.call(host, path)
+  host.readFile = (path) =>
+    sources.get(path) ?? (path === sampleConfig ? configText() : readFile.call(host, path))
   host.getSourceFile = (path, language, onError, create) => {
     const text = sources.get(path)
     return text === undefined
