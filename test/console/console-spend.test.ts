@@ -247,6 +247,8 @@ describe('console: spend and budgets', () => {
       row: 'claude-sonnet-4-5',
       source: row.source,
       asOf: row.asOf,
+      // No upstream of this group charges more than the list price where it runs.
+      surcharges: [],
     })
     expect(models.find((model) => model.name === 'echo-1')!.price).toBeNull()
 
