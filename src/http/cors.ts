@@ -15,7 +15,8 @@ export type CorsConfig = {
  * The request headers the official SDKs send from a browser: credentials (`authorization`,
  * `x-api-key`, `x-goog-api-key`), the vendors' protocol headers, the Stainless SDKs' telemetry
  * (`x-stainless-*`: openai, @anthropic-ai/sdk), the AI SDK's `user-agent` suffix, and the request
- * ids the gateway takes from clients. A trailing `*` allows every header it begins.
+ * ids the gateway takes from clients, and the gateway's own `x-gateway-user` (the end user a page
+ * names). A trailing `*` allows every header it begins.
  */
 const sdkRequestHeaders = [
   'accept',
@@ -33,6 +34,7 @@ const sdkRequestHeaders = [
   'idempotency-key',
   'x-client-request-id',
   'x-request-id',
+  'x-gateway-user',
   'x-stainless-*',
 ]
 

@@ -126,11 +126,12 @@ describe('cors: preflights', () => {
     const answer = await preflight(
       `${url}/v1/chat/completions`,
       app,
-      'Authorization, X-Tenant, x-my-app-trace, cookie, x-evil, traceparent',
+      'Authorization, X-Tenant, x-my-app-trace, cookie, x-evil, traceparent, x-gateway-user',
     )
     expect(answer.status).toBe(204)
+    // The end user a page names (`x-gateway-user`) is the gateway's own header: always allowed.
     expect(answer.headers.get('access-control-allow-headers')).toBe(
-      'authorization, x-tenant, x-my-app-trace, traceparent',
+      'authorization, x-tenant, x-my-app-trace, traceparent, x-gateway-user',
     )
     expect(answer.headers.get('access-control-max-age')).toBe('60')
   })

@@ -33,7 +33,8 @@ export function prepareInvokeBody(request: PreparedRequest, call: UpstreamCall):
   if (!parsed.ok || !isJsonObject(parsed.value)) return request
   const { model: _model, stream: _stream, ...rest } = parsed.value
   const betas = betasOf(rest['anthropic_beta'], headers['anthropic-beta'])
-  const invoke: Record<string, unknown> = { anthropic_version: bedrockAnthropicVersion, ...rest }
+  // Bedrock's version, whatever the client's body said: Bedrock refuses the direct API's.
+  const invoke: Record<string, unknown> = { ...rest, anthropic_version: bedrockAnthropicVersion }
   if (betas.length > 0) invoke['anthropic_beta'] = betas
   delete headers['anthropic-beta'] // lookup-safe: a prototype-less record
   delete headers['anthropic-version'] // lookup-safe: a prototype-less record
