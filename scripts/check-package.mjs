@@ -22,10 +22,15 @@ import { gunzipSync } from 'node:zlib'
  * open routes and metered subjects (carried four times, as above), and the CHANGELOG. That lever is
  * still the next one. The Converse family of issue 31 (about 1,100 lines of codec, the Bedrock
  * profiles and prices, carried four times) took it to 1.243 MB packed and 5.153 MB unpacked, so
- * the budget is 1.27 MB packed and 5.25 MB unpacked.
+ * the budget was 1.27 MB packed and 5.25 MB unpacked. The rest of issues 31–33 — the Bedrock,
+ * Vertex AI and Azure kinds with SigV4, the Google JWT, the AWS/Google/Azure Node chains and the
+ * event-stream decoder (about 6,000 lines of source), teams in the core, PostgreSQL and the console,
+ * and the regional surcharges — took it to 1.425 MB packed and 5.893 MB unpacked, so the budget
+ * is 1.45 MB packed and 6.0 MB unpacked. The lever above is now worth more: `dist/node/index.cjs`
+ * alone is 1.0 MB, nearly all of it the bundled core.
  */
-const maxPackedBytes = 1_270_000
-const maxUnpackedBytes = 5_250_000
+const maxPackedBytes = 1_450_000
+const maxUnpackedBytes = 6_000_000
 
 const required = [
   'dist/index.js',
