@@ -23,7 +23,8 @@ import { keys } from '../helpers/gateway'
 /**
  * Application Default Credentials on Node, against loopback fakes only: a temporary home holds
  * gcloud's file, `GCE_METADATA_HOST` points at a fake metadata server, and every chain is given
- * its environment explicitly (never the process's, never 169.254.169.254).
+ * its environment explicitly (never the process's) and a fetch that dials loopback only: the default
+ * metadata address is never dialled, and the test fails if anything tries.
  */
 let tokens: GoogleTokenFake
 let home: string
@@ -49,6 +50,18 @@ afterAll(async () => {
 
 const scopes = ['https://www.googleapis.com/auth/cloud-platform']
 
+/** Hosts a chain tried to reach beyond this machine: refused, and asserted empty at the end. */
+const dialledElsewhere: string[] = []
+const loopbackFetch: typeof fetch = (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input))
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') {
+    dialledElsewhere.push(url.host)
+    return Promise.reject(new Error(`the test refuses to dial ${url.host}`))
+  }
+  return fetch(input, init)
+}
+afterAll(() => expect(dialledElsewhere).toEqual([]))
+
 describe('Application Default Credentials', () => {
   it('read GOOGLE_APPLICATION_CREDENTIALS: a service-account key, exchanged with a signed JWT', async () => {
     const account = makeServiceAccount(tokens.tokenUri)
@@ -56,6 +69,7 @@ describe('Application Default Credentials', () => {
     const path = join(home, 'sa.json')
     writeFileSync(path, JSON.stringify(account.json))
     const chain = googleDefaultCredentials({
+      fetch: loopbackFetch,
       env: { GOOGLE_APPLICATION_CREDENTIALS: path, METADATA_SERVER_DETECTION: 'none' },
       home,
     })
@@ -81,7 +95,7 @@ describe('Application Default Credentials', () => {
       }),
     )
     try {
-      const got = await googleDefaultCredentials({ env: {}, home })(scopes)
+      const got = await googleDefaultCredentials({ fetch: loopbackFetch, env: {}, home })(scopes)
       expect(tokens.isValid(got.value)).toBe(true)
     } finally {
       rmSync(join(home, '.config'), { recursive: true, force: true })
@@ -89,9 +103,11 @@ describe('Application Default Credentials', () => {
   })
 
   it('fall back on the metadata server at GCE_METADATA_HOST, which wants Metadata-Flavor', async () => {
-    const got = await googleDefaultCredentials({ env: { GCE_METADATA_HOST: metadata.host }, home })(
-      scopes,
-    )
+    const got = await googleDefaultCredentials({
+      fetch: loopbackFetch,
+      env: { GCE_METADATA_HOST: metadata.host },
+      home,
+    })(scopes)
     expect(metadataTokens.has(got.value)).toBe(true)
     const bare = await fetch(
       `http://${metadata.host}/computeMetadata/v1/instance/service-accounts/default/token`,
@@ -103,10 +119,18 @@ describe('Application Default Credentials', () => {
   it('refuse a malformed file by its path, never quoting it, and no source at all', async () => {
     const path = join(home, 'broken.json')
     writeFileSync(path, JSON.stringify({ type: 'service_account', private_key: 'secret-material' }))
-    const broken = googleDefaultCredentials({ env: { GOOGLE_APPLICATION_CREDENTIALS: path }, home })
+    const broken = googleDefaultCredentials({
+      fetch: loopbackFetch,
+      env: { GOOGLE_APPLICATION_CREDENTIALS: path },
+      home,
+    })
     await expect(broken(scopes)).rejects.toThrow(`${path} is a service-account key without`)
     await expect(broken(scopes)).rejects.not.toThrow('secret-material')
-    const none = googleDefaultCredentials({ env: { METADATA_SERVER_DETECTION: 'none' }, home })
+    const none = googleDefaultCredentials({
+      fetch: loopbackFetch,
+      env: { METADATA_SERVER_DETECTION: 'none' },
+      home,
+    })
     await expect(none(scopes)).rejects.toThrow('No Google credentials')
   })
 })
@@ -143,7 +167,7 @@ describe('a Vertex upstream on Node', () => {
         keys: [{ key: keys.main }],
         fetch: createNodeFetch(),
         cloudCredentials: nodeCloudCredentials({
-          google: { env: { METADATA_SERVER_DETECTION: 'none' }, home },
+          google: { fetch: loopbackFetch, env: { METADATA_SERVER_DETECTION: 'none' }, home },
         }),
       }),
       { port: 0 },
@@ -186,7 +210,7 @@ describe('a Vertex upstream on Node', () => {
         keys: [{ key: keys.main }],
         fetch: createNodeFetch(),
         cloudCredentials: nodeCloudCredentials({
-          google: { env: { GCE_METADATA_HOST: metadata.host }, home },
+          google: { fetch: loopbackFetch, env: { GCE_METADATA_HOST: metadata.host }, home },
         }),
       }),
       { port: 0 },
