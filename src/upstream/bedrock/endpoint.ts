@@ -4,6 +4,8 @@
  * @module
  */
 
+import { awsEndpoint } from '../aws/aws-endpoints'
+
 /** The settings that decide the endpoint. */
 export type BedrockEndpointSettings = { region: string; baseUrl?: string | undefined }
 
@@ -22,15 +24,10 @@ export function bedrockBaseUrl(
   env: Readonly<Record<string, unknown>> = {},
 ): string {
   if (settings.baseUrl !== undefined) return settings.baseUrl.replace(/\/+$/, '')
-  const variable = (name: string) => {
-    const value = env[name] // lookup-safe: read-only, a missing or inherited name is no string
-    return typeof value === 'string' && value !== '' ? value : undefined
-  }
-  if (variable('AWS_IGNORE_CONFIGURED_ENDPOINT_URLS')?.toLowerCase() !== 'true') {
-    const configured = variable('AWS_ENDPOINT_URL_BEDROCK_RUNTIME') ?? variable('AWS_ENDPOINT_URL')
-    if (configured !== undefined) return configured.replace(/\/+$/, '')
-  }
-  return `https://bedrock-runtime.${settings.region}.amazonaws.com`
+  return (
+    awsEndpoint(env, 'BEDROCK_RUNTIME') ??
+    `https://bedrock-runtime.${settings.region}.amazonaws.com`
+  )
 }
 
 /**
