@@ -96,14 +96,13 @@ export async function runAttempts(
     throw lastFailure(state)
   } catch (error) {
     const failure = state.failure === undefined ? error : state.failure
-    const settling = state.metered?.finish(
+    // An error answer is an answer too: its client may retry at once, and must find it settled.
+    await state.metered?.finish(
       failure instanceof ClientGoneError ? 'aborted' : 'error',
       GatewayError.isInstance(failure) ? failure.status : 499,
       undefined,
       state.sent ? 'sent' : 'not-sent',
     )
-    // An error answer is an answer too: its client may retry at once, and must find it settled.
-    if (settling !== undefined) await settling
     throw error
   }
 }
