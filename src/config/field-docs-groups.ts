@@ -163,8 +163,8 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     default: 0.2,
   },
   'groups[].retry.budget.minRetries': {
-    text: 'Retries allowed per window whatever the traffic, so a quiet gateway still retries.',
-    default: 3,
+    text: "Retries allowed per window whatever the traffic, so a quiet gateway still retries; the default is above the circuit's `consecutiveFailures`, so a dead upstream's circuit opens before its clients are refused a failover.",
+    default: 10,
   },
   'groups[].retry.budget.windowMs': { text: "The budget's sliding window.", default: 10_000 },
   'groups[].balancing': {

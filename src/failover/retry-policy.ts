@@ -19,7 +19,7 @@ export const defaultRetryPolicy: RetryPolicy = Object.freeze({
   backoffMs: 50,
   maxBackoffMs: 1000,
   maxRetryAfterMs: 5000,
-  budget: Object.freeze({ share: 0.2, minRetries: 3, windowMs: 10_000 }),
+  budget: Object.freeze({ share: 0.2, minRetries: 10, windowMs: 10_000 }),
 })
 
 const resolved = new WeakMap<Group, RetryPolicy>()

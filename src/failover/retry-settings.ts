@@ -29,7 +29,11 @@ export type RetrySettings = {
 export type RetryBudgetSettings = {
   /** Retries as a share of requests (default 0.2). */
   share?: number | undefined
-  /** Retries allowed per window whatever the traffic (default 3). */
+  /**
+   * Retries allowed per window whatever the traffic (default 10: at least the circuit's
+   * `consecutiveFailures`, so a quiet group finds a dead upstream dead by failing over, not by
+   * failing its clients).
+   */
   minRetries?: number | undefined
   /** The window the counts cover (default 10000 ms). */
   windowMs?: number | undefined
