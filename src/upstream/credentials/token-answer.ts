@@ -2,7 +2,7 @@ import { isJsonObject, parseJson } from '../../internal/json'
 import { readUpstreamText } from '../read-upstream-answer'
 
 /** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
-export const maxTokenAnswerBytes = 64 * 1024
+const maxTokenAnswerBytes = 64 * 1024
 
 /** An OAuth token endpoint's answer, read. */
 export type TokenAnswer = {
