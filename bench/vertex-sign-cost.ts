@@ -44,7 +44,10 @@ const vertex = vertexKind.create(
     provider: 'vertex',
     project: 'bench-project',
     region: 'us-east5',
-    token: () => ({ value: 'ya29.bench-token-0123456789', expiresAt: Date.now() + 3_600_000 }),
+    credentials: () => ({
+      value: 'ya29.bench-token-0123456789',
+      expiresAt: Date.now() + 3_600_000,
+    }),
   },
   { id: 'vertex', protocol: 'anthropic', now: Date.now, fetch: fetchStub },
 )
@@ -75,7 +78,10 @@ const vertexGemini = vertexKind.create(
     provider: 'vertex',
     project: 'bench-project',
     region: 'global',
-    token: () => ({ value: 'ya29.bench-token-0123456789', expiresAt: Date.now() + 3_600_000 }),
+    credentials: () => ({
+      value: 'ya29.bench-token-0123456789',
+      expiresAt: Date.now() + 3_600_000,
+    }),
   },
   { id: 'vertex-gemini', protocol: 'gemini', now: Date.now, fetch: fetchStub },
 )

@@ -84,8 +84,6 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
     expect(fields.map((field) => field.path).sort()).toEqual(Object.keys(configFieldDocs).sort())
     expect(fields.filter((field) => field.codeOnly).map((field) => field.path)).toEqual([
       'groups[].upstreams[].credentials',
-      'groups[].upstreams[].tokenProvider',
-      'groups[].upstreams[].token',
       'groupRegistry',
       'upstreamKinds',
       'keyStore',

@@ -15,7 +15,7 @@ describe('console catalogue: upstream surcharges', () => {
       project: 'p',
       region,
       baseUrl: 'http://127.0.0.1:9',
-      token: () => 'ya29.never-sent-0123456789',
+      credentials: () => 'ya29.never-sent-0123456789',
     })
     const gateway = createGateway({
       groups: [

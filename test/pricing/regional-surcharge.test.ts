@@ -169,7 +169,7 @@ describe('a regional answer is recorded at 1.1× the global one', () => {
       project: 'p',
       region,
       baseUrl: url,
-      token: () => token,
+      credentials: () => token,
     })
     const onBedrock = (id: string) => ({
       provider: 'bedrock' as const,

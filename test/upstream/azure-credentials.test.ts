@@ -119,7 +119,7 @@ describe('Azure OpenAI credentials and content filters', () => {
     }
   })
 
-  it('a tokenProvider callback: a string is asked for per call, an expiring token is cached', async () => {
+  it('a credentials callback: a string is asked for per call, an expiring token is cached', async () => {
     let registry: Map<string, number> | undefined
     let asked = { plain: 0, expiring: 0 }
     const mint = (name: string) => {
@@ -137,7 +137,7 @@ describe('Azure OpenAI credentials and content filters', () => {
           {
             provider: 'azure' as const,
             baseUrl: azure.resourceB.origin,
-            tokenProvider: async (scope: string) => {
+            credentials: async (scope: string) => {
               scopes.push(scope)
               if (kind === 'plain') return mint(`plain-${++asked.plain}`)
               return { value: mint(`exp-${++asked.expiring}`), expiresAt: Date.now() + 3_600_000 }
@@ -275,7 +275,7 @@ describe('Azure entries that cannot authenticate', () => {
   it('neither a credential nor a managed identity is a config error naming the field', () => {
     const error = configError(group({ provider: 'azure', baseUrl: 'https://r.openai.azure.com' }))
     expect(error.issues[0]!.path).toBe('groups[0].upstreams[0].apiKey')
-    expect(error.issues[0]!.message).toMatch(/"apiKey", "apiKeys", "entra" or "tokenProvider"/)
+    expect(error.issues[0]!.message).toMatch(/"apiKey", "apiKeys", "entra" or "credentials"/)
   })
   it('an empty key is refused, not sent', () => {
     const error = configError(
@@ -293,6 +293,16 @@ describe('Azure entries that cannot authenticate', () => {
       }),
     )
     expect(error.message).toMatch(/give one credential: "apiKey" or "entra"/)
+    const twice = configError(
+      group({
+        provider: 'azure',
+        baseUrl: 'https://r.openai.azure.com',
+        entra: { tenantId: 't', clientId: 'c', clientSecret: 's' },
+        credentials: () => 'token',
+      }),
+    )
+    expect(twice.issues[0]!.path).toBe('groups[0].upstreams[0].credentials')
+    expect(twice.message).toMatch(/give one credential: "entra" or "credentials"/)
   })
   it('an Azure entry in an anthropic group is refused', () => {
     const error = configError({

@@ -1,8 +1,6 @@
-import { readUpstreamText } from '../../upstream/read-upstream-answer'
+import { expiryOf } from '../../upstream/azure/entra-token'
 import type { ExpiringCredential } from '../../upstream/credentials/credential-cache'
-
-/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
-const maxTokenAnswerBytes = 64 * 1024
+import { readTokenAnswer } from '../../upstream/credentials/token-answer'
 
 /** Options of `azureManagedIdentity`. */
 export type AzureManagedIdentityOptions = {
@@ -93,26 +91,10 @@ async function ask(
       error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'could not be reached'
     throw new Error(`managed identity: ${what} at ${url.origin} ${reason}`, { cause: error })
   }
-  const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
-  let body: Record<string, unknown> = {}
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (typeof parsed === 'object' && parsed !== null) body = parsed as Record<string, unknown>
-  } catch {
-    // A body that is not JSON is reported by its status below.
-  }
-  const token = body['access_token']
-  if (!response.ok || typeof token !== 'string' || token === '') {
+  const { body, token } = await readTokenAnswer(response)
+  if (token === undefined) {
     const error = typeof body['error'] === 'string' ? `: ${body['error']}` : ''
     throw new Error(`managed identity: ${what} answered HTTP ${response.status}${error}`)
   }
-  return { value: token, expiresAt: expiresAt(body, now()) }
-}
-
-/** `expires_on` (epoch seconds, often a string), else `expires_in` seconds from now, else an hour. */
-function expiresAt(body: Record<string, unknown>, now: number): number {
-  const on = Number(body['expires_on'])
-  if (Number.isFinite(on) && on > 0) return on * 1000
-  const seconds = Number(body['expires_in'])
-  return now + (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000
+  return { value: token, expiresAt: expiryOf(body, now()) }
 }

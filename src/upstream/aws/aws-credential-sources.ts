@@ -4,6 +4,7 @@ import {
   type CredentialCache,
   type ExpiringCredential,
 } from '../credentials/credential-cache'
+import { sharedCredentialCaches } from '../credentials/shared-credential-cache'
 import { awsEndpoint } from './aws-endpoints'
 import { assumeRole } from './sts'
 
@@ -20,25 +21,12 @@ export type AwsCallbackCredentials = {
 export type AwsCredentialCallback = () => Promise<AwsCallbackCredentials>
 
 /**
- * The caches of the sources upstreams share, keyed by the source itself (the chain's or the
+ * The caches of the sources upstreams share, owned by the source itself (the chain's or the
  * callback's function), so a burst of calls across upstreams that name one source fetches once.
- * Weak: a source no config holds any more takes its cache with it.
  */
-const shared = new WeakMap<object, CredentialCache<AwsCredentials>>()
-const roles = new WeakMap<object, Map<string, CredentialCache<AwsCredentials>>>()
-
-function sharedCache(
-  key: object,
-  source: () => Promise<ExpiringCredential<AwsCredentials>>,
-  now: () => number,
-): CredentialCache<AwsCredentials> {
-  let cache = shared.get(key)
-  if (cache === undefined) {
-    cache = createCredentialCache(source, { now })
-    shared.set(key, cache)
-  }
-  return cache
-}
+const sourceCaches = sharedCredentialCaches<AwsCredentials>()
+/** The caches of assumed roles, owned by the cache of the credentials that assume them. */
+const roleCaches = sharedCredentialCaches<AwsCredentials>()
 
 /** Long-lived keys from the entry: a cache that never fetches again. */
 export function staticCredentials(credentials: AwsCredentials): CredentialCache<AwsCredentials> {
@@ -51,7 +39,9 @@ export function callbackCache(
   callback: AwsCredentialCallback,
   now: () => number,
 ): CredentialCache<AwsCredentials> {
-  return sharedCache(callback, async () => fromCallback(await callback()), now)
+  return sourceCaches(callback, () =>
+    createCredentialCache(async () => fromCallback(await callback()), { now }),
+  )
 }
 
 /** The cache of the runtime's AWS chain, shared by every upstream that uses it. */
@@ -59,7 +49,7 @@ export function chainCache(
   chain: () => Promise<ExpiringCredential<AwsCredentials>>,
   now: () => number,
 ): CredentialCache<AwsCredentials> {
-  return sharedCache(chain, chain, now)
+  return sourceCaches(chain, () => createCredentialCache(chain, { now }))
 }
 
 /** Checks what a callback returned; the message never repeats a value. */
@@ -109,26 +99,21 @@ export function roleCache(
   const endpoint =
     awsEndpoint(settings.env, 'STS') ?? `https://sts.${settings.region}.amazonaws.com`
   const key = `${settings.roleArn}\n${settings.region}\n${endpoint}`
-  let byRole = roles.get(source)
-  if (byRole === undefined) {
-    byRole = new Map()
-    roles.set(source, byRole)
-  }
-  let cache = byRole.get(key)
-  if (cache === undefined) {
-    cache = createCredentialCache(
-      async () =>
-        assumeRole({
-          credentials: await source.get(),
-          roleArn: settings.roleArn,
-          region: settings.region,
-          endpoint,
-          fetch: settings.fetch,
-          now: settings.now,
-        }),
-      { now: settings.now },
-    )
-    byRole.set(key, cache)
-  }
-  return cache
+  return roleCaches(
+    source,
+    () =>
+      createCredentialCache(
+        async () =>
+          assumeRole({
+            credentials: await source.get(),
+            roleArn: settings.roleArn,
+            region: settings.region,
+            endpoint,
+            fetch: settings.fetch,
+            now: settings.now,
+          }),
+        { now: settings.now },
+      ),
+    key,
+  )
 }

@@ -37,22 +37,13 @@ const keys = new SigningKeys()
 export async function assumeRole(
   options: AssumeRoleOptions,
 ): Promise<ExpiringCredential<AwsCredentials>> {
-  const body = form({
+  const request = formRequest(options.endpoint, {
     Action: 'AssumeRole',
     Version: '2011-06-15',
     RoleArn: options.roleArn,
     RoleSessionName: options.roleSessionName ?? defaultRoleSessionName,
     DurationSeconds: String(options.durationSeconds ?? 3600),
   })
-  const request = {
-    url: `${options.endpoint}/`,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } as Record<
-      string,
-      string
-    >,
-    body,
-  }
   await signRequest(request, {
     credentials: options.credentials,
     region: options.region,
@@ -78,22 +69,26 @@ export type WebIdentityOptions = StsCall & {
 export async function assumeRoleWithWebIdentity(
   options: WebIdentityOptions,
 ): Promise<ExpiringCredential<AwsCredentials>> {
-  const request = {
-    url: `${options.endpoint}/`,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } as Record<
-      string,
-      string
-    >,
-    body: form({
-      Action: 'AssumeRoleWithWebIdentity',
-      Version: '2011-06-15',
-      RoleArn: options.roleArn,
-      RoleSessionName: options.roleSessionName ?? defaultRoleSessionName,
-      WebIdentityToken: options.webIdentityToken,
-    }),
-  }
+  const request = formRequest(options.endpoint, {
+    Action: 'AssumeRoleWithWebIdentity',
+    Version: '2011-06-15',
+    RoleArn: options.roleArn,
+    RoleSessionName: options.roleSessionName ?? defaultRoleSessionName,
+    WebIdentityToken: options.webIdentityToken,
+  })
   return stsCredentials(await post(request, options.fetch), 'AssumeRoleWithWebIdentity')
+}
+
+/** An STS request: a form POST of `fields` to the endpoint's root (signed or not by the caller). */
+type StsRequest = { url: string; method: string; headers: Record<string, string>; body: string }
+
+function formRequest(endpoint: string, fields: Record<string, string>): StsRequest {
+  return {
+    url: `${endpoint}/`,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    body: form(fields),
+  }
 }
 
 function form(fields: Record<string, string>): string {
@@ -104,10 +99,7 @@ function form(fields: Record<string, string>): string {
 
 type StsAnswer = { status: number; text: string }
 
-async function post(
-  request: { url: string; method: string; headers: Record<string, string>; body: string },
-  fetcher: typeof fetch | undefined,
-): Promise<StsAnswer> {
+async function post(request: StsRequest, fetcher: typeof fetch | undefined): Promise<StsAnswer> {
   let response: Response
   try {
     response = await (fetcher ?? fetch)(request.url, {

@@ -5,6 +5,8 @@ import {
   type CredentialCache,
   type ExpiringCredential,
 } from '../credentials/credential-cache'
+import { sharedCredentialCaches } from '../credentials/shared-credential-cache'
+import { tokenSecrets } from '../credentials/token-secrets'
 import { UpstreamEntryError } from '../entry-error'
 import type { UpstreamKindContext } from '../kind'
 import type { CredentialRenewal, SignHook } from '../prepared-request'
@@ -15,9 +17,10 @@ import {
 } from './entra-token'
 
 /**
- * A token callback in code: an Entra access token for `scope`. A plain string is used for the one
- * call it was asked for (the callback caches, as `getBearerTokenProvider` of `@azure/identity`
- * does); `{ value, expiresAt }` is cached by the gateway until 5 minutes before `expiresAt`.
+ * An entry's `credentials` callback, in code: an Entra access token for `scope`. A plain string is
+ * used for the one call it was asked for (the callback caches, as `getBearerTokenProvider` of
+ * `@azure/identity` does); `{ value, expiresAt }` is cached by the gateway until 5 minutes before
+ * `expiresAt`.
  */
 export type AzureTokenProvider = (
   scope: string,
@@ -28,7 +31,7 @@ export type AzureAuthSettings = {
   apiKey?: string | undefined
   apiKeys?: readonly string[] | undefined
   entra?: EntraClientCredentials | undefined
-  tokenProvider?: AzureTokenProvider | undefined
+  credentials?: AzureTokenProvider | undefined
 }
 
 /** How an Azure upstream authenticates: a key (sent by the wire) or a bearer token it signs with. */
@@ -43,7 +46,7 @@ export type AzureAuth =
     }
 
 /**
- * The auth of an entry: its key, else its `entra` client credentials, else its `tokenProvider`,
+ * The auth of an entry: its key, else its `entra` client credentials, else its `credentials`,
  * else the runtime's Azure chain (managed identity on Node). Tokens go through one
  * `createCredentialCache` (managed identity's and a service principal's shared by every entry
  * that uses the same), are sent as `authorization: Bearer`, and a 401 renews the token once.
@@ -57,16 +60,8 @@ export function azureAuth(settings: AzureAuthSettings, context: UpstreamKindCont
     throw new UpstreamEntryError('the Azure key is empty (an unset variable?)', 'apiKey')
   if (settings.apiKey !== undefined || settings.apiKeys !== undefined) return { kind: 'key' }
   const cache = tokenCache(settings, context)
-  let listed: { token: string | undefined; list: readonly string[] } = {
-    token: undefined,
-    list: [settings.entra?.clientSecret].filter(isSecret),
-  }
-  const secrets = (): readonly string[] => {
-    const token = cache.peek()
-    if (token === listed.token) return listed.list
-    listed = { token, list: [settings.entra?.clientSecret, token].filter(isSecret) }
-    return listed.list
-  }
+  const clientSecret = settings.entra?.clientSecret
+  const secrets = tokenSecrets(cache, clientSecret ? [clientSecret] : [])
   return {
     kind: 'token',
     cache,
@@ -89,37 +84,19 @@ export function azureAuth(settings: AzureAuthSettings, context: UpstreamKindCont
   }
 }
 
-function isSecret(value: string | undefined): value is string {
-  return value !== undefined && value !== ''
-}
-
-/** Service principals' and managed identity's caches, shared by the entries that name the same. */
-const shared = new WeakMap<object, Map<string, CredentialCache<string>>>()
-
-function sharedCache(
-  owner: object,
-  key: string,
-  make: () => CredentialCache<string>,
-): CredentialCache<string> {
-  let caches = shared.get(owner)
-  if (caches === undefined) {
-    caches = new Map()
-    shared.set(owner, caches)
-  }
-  let cache = caches.get(key)
-  if (cache === undefined) {
-    cache = make()
-    caches.set(key, cache)
-  }
-  return cache
-}
+/**
+ * Service principals' and managed identity's caches, shared by the entries that name the same:
+ * owned by the fetch (or clock) a principal's token is asked with, keyed by the principal; owned
+ * by the chain, keyed by the scope.
+ */
+const sharedCaches = sharedCredentialCaches<string>()
 
 function tokenCache(
   settings: AzureAuthSettings,
   context: UpstreamKindContext,
 ): CredentialCache<string> {
   const now = context.now
-  const { entra, tokenProvider } = settings
+  const { entra, credentials } = settings
   if (entra !== undefined) {
     const key = JSON.stringify([
       entra.authorityHost,
@@ -127,17 +104,20 @@ function tokenCache(
       entra.clientId,
       entra.clientSecret,
     ])
-    return sharedCache(context.fetch ?? now, key, () =>
-      createCredentialCache(entraClientCredentialsSource(entra, { fetch: context.fetch, now }), {
-        now,
-      }),
+    return sharedCaches(
+      context.fetch ?? now,
+      () =>
+        createCredentialCache(entraClientCredentialsSource(entra, { fetch: context.fetch, now }), {
+          now,
+        }),
+      key,
     )
   }
-  if (tokenProvider !== undefined) {
+  if (credentials !== undefined) {
     return createCredentialCache(
       async () => {
-        const token = await authFailure(context.id, 'its tokenProvider', () =>
-          tokenProvider(cognitiveServicesScope),
+        const token = await authFailure(context.id, 'its credentials callback', () =>
+          credentials(cognitiveServicesScope),
         )
         // A bare string is good for this call only: the callback keeps its own cache.
         return typeof token === 'string' ? { value: token, expiresAt: now() } : token
@@ -148,15 +128,18 @@ function tokenCache(
   const chain = context.cloudCredentials?.azure
   if (chain === undefined) {
     throw new UpstreamEntryError(
-      'an Azure upstream needs "apiKey", "apiKeys", "entra" or "tokenProvider", or a managed identity (the config\'s "cloudCredentials.azure", which nodeCloudCredentials() from model-gateway/node gives and the CLI passes)',
+      'an Azure upstream needs "apiKey", "apiKeys", "entra" or "credentials", or a managed identity (the config\'s "cloudCredentials.azure", which nodeCloudCredentials() from model-gateway/node gives and the CLI passes)',
       'apiKey',
     )
   }
-  return sharedCache(chain, cognitiveServicesScope, () =>
-    createCredentialCache(
-      () => authFailure(context.id, 'the managed identity', () => chain(cognitiveServicesScope)),
-      { now },
-    ),
+  return sharedCaches(
+    chain,
+    () =>
+      createCredentialCache(
+        () => authFailure(context.id, 'the managed identity', () => chain(cognitiveServicesScope)),
+        { now },
+      ),
+    cognitiveServicesScope,
   )
 }
 

@@ -1,10 +1,6 @@
-import { readUpstreamText } from '../read-upstream-answer'
 import { GatewayError } from '../../errors'
-import { isJsonObject, parseJson } from '../../internal/json'
 import type { ExpiringCredential } from '../credentials/credential-cache'
-
-/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
-const maxTokenAnswerBytes = 64 * 1024
+import { readTokenAnswer } from '../credentials/token-answer'
 
 /** The scope of an Entra token for Azure OpenAI (Cognitive Services). */
 export const cognitiveServicesScope = 'https://cognitiveservices.azure.com/.default'
@@ -62,13 +58,8 @@ export function entraClientCredentialsSource(
         { cause },
       )
     }
-    const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
-    const parsed = parseJson(text)
-    const body = parsed.ok && isJsonObject(parsed.value) ? parsed.value : {}
-    const token = body['access_token']
-    if (response.ok && typeof token === 'string' && token !== '') {
-      return { value: token, expiresAt: expiryOf(body, options.now()) }
-    }
+    const { body, token } = await readTokenAnswer(response)
+    if (token !== undefined) return { value: token, expiresAt: expiryOf(body, options.now()) }
     throw tokenRefused(
       `Entra ID gave no token to client ${credentials.clientId} of tenant ${credentials.tenantId}`,
       response.ok ? 401 : response.status,

@@ -1,4 +1,5 @@
-import { codeOnly, type FieldDoc } from '../../internal/field-doc'
+import type { FieldDoc } from '../../internal/field-doc'
+import { credentialsCallbackFieldDoc } from '../credentials/field-docs'
 
 /**
  * The fields of an `azure` entry that other kinds do not have, or that mean something else here,
@@ -20,9 +21,5 @@ export const azureFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: "Entra ID's host: another for a sovereign cloud (`https://login.microsoftonline.us`).",
     default: 'https://login.microsoftonline.com',
   },
-  tokenProvider: codeOnly(
-    '(scope) => string | { value, expiresAt } | Promise<…>',
-    'Azure OpenAI: a callback that gives an Entra token for `scope` (`getBearerTokenProvider` of `@azure/identity` fits); a token with `expiresAt` is cached, a string is asked for per call.',
-    'none',
-  ),
+  credentials: credentialsCallbackFieldDoc,
 }

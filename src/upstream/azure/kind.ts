@@ -35,7 +35,7 @@ export function azureEntrySchema() {
           ),
         }),
       ),
-      tokenProvider: z.optional(
+      credentials: z.optional(
         z.custom<AzureTokenProvider>(
           (value) => typeof value === 'function',
           'expected a function (scope) => token',
@@ -48,7 +48,7 @@ export function azureEntrySchema() {
     })
     .check(
       z.superRefine((entry, payload) => {
-        const given = (['apiKey', 'apiKeys', 'entra', 'tokenProvider'] as const).filter(
+        const given = (['apiKey', 'apiKeys', 'entra', 'credentials'] as const).filter(
           (field) => entry[field] !== undefined,
         )
         if (given.length > 1)

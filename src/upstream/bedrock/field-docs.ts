@@ -1,4 +1,5 @@
-import { codeOnly, type FieldDoc } from '../../internal/field-doc'
+import type { FieldDoc } from '../../internal/field-doc'
+import { credentialsCallbackFieldDoc } from '../credentials/field-docs'
 
 /**
  * The fields of a `bedrock` entry of its own, by path in the entry (`id`, `baseUrl`, `apiKey`,
@@ -19,11 +20,7 @@ export const bedrockFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: 'The session token of temporary AWS credentials (`ASIA…` access key ids).',
     defaultText: 'none',
   },
-  credentials: codeOnly(
-    '() => Promise<{ accessKeyId, secretAccessKey, sessionToken?, expiration? }>',
-    "A callback in code that fetches a `bedrock` upstream's AWS credentials; they are cached and fetched again before they expire.",
-    'none',
-  ),
+  credentials: credentialsCallbackFieldDoc,
   roleArn: {
     text: "An IAM role a `bedrock` upstream assumes through STS with its credentials, signing with the role's short-lived ones.",
     defaultText: 'none',

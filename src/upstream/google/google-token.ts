@@ -1,9 +1,6 @@
-import { readUpstreamText } from '../read-upstream-answer'
 import { GatewayError } from '../../errors'
 import type { ExpiringCredential } from '../credentials/credential-cache'
-
-/** The most of a token endpoint's answer read: a token is a few KiB; a larger answer is refused. */
-const maxTokenAnswerBytes = 64 * 1024
+import { readTokenAnswer } from '../credentials/token-answer'
 
 /** The OAuth scope of every Google Cloud API, Vertex AI's included. */
 export const cloudPlatformScope = 'https://www.googleapis.com/auth/cloud-platform'
@@ -25,16 +22,8 @@ export async function readGoogleToken(
   what: string,
   now: () => number,
 ): Promise<ExpiringCredential<string>> {
-  const text = await readUpstreamText(response.body?.getReader() ?? null, maxTokenAnswerBytes)
-  let body: Record<string, unknown> = {}
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (typeof parsed === 'object' && parsed !== null) body = parsed as Record<string, unknown>
-  } catch {
-    // Not JSON (an HTML error page): reported below by status.
-  }
-  const token = body['access_token']
-  if (!response.ok || typeof token !== 'string' || token === '') {
+  const { body, token } = await readTokenAnswer(response)
+  if (token === undefined) {
     const reason = [body['error'], body['error_description']]
       .filter((part) => typeof part === 'string' && part !== '')
       .join(': ')

@@ -1,4 +1,5 @@
 import type { FieldDoc } from '../../internal/field-doc'
+import { credentialsCallbackFieldDoc } from '../credentials/field-docs'
 
 /**
  * The fields of a `vertex` entry of its own, by path in the entry; `id`, `baseUrl` (default: the
@@ -11,10 +12,7 @@ export const vertexFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   },
   serviceAccount: {
     text: "Vertex AI: a service-account key: the key file's path (Node), or its JSON as an object or text; its `token_uri` is honoured. An `authorized_user` file works too.",
-    defaultText: 'the token callback, else Application Default Credentials (Node)',
+    defaultText: 'the credentials callback, else Application Default Credentials (Node)',
   },
-  token: {
-    text: 'Vertex AI, in code only: a function returning an access token, bare or as `{ value, expiresAt }` (epoch ms); it wins over `serviceAccount`.',
-    defaultText: 'none',
-  },
+  credentials: credentialsCallbackFieldDoc,
 }

@@ -36,7 +36,7 @@ export function vertexEntrySchema() {
         z.record(z.string(), z.unknown()),
       ]),
     ),
-    token: z.optional(
+    credentials: z.optional(
       z.custom<GoogleTokenCallback>(
         (value) => typeof value === 'function',
         'expected a function returning an access token (in code only)',

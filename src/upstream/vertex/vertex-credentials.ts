@@ -10,12 +10,14 @@ import {
   credentialFileTokenSource,
   readGoogleCredentialFile,
 } from '../google/service-account'
+import { sharedCredentialCaches } from '../credentials/shared-credential-cache'
+import { tokenSecrets } from '../credentials/token-secrets'
 import { UpstreamEntryError } from '../entry-error'
 import type { UpstreamKindContext } from '../kind'
 
 /**
- * A token callback in code: an OAuth access token for Vertex AI, bare or with its expiry (epoch
- * ms). A bare token is kept until Vertex refuses it (401), then asked for again.
+ * An entry's `credentials` callback, in code: an OAuth access token for Vertex AI, bare or with
+ * its expiry (epoch ms). A bare token is kept until Vertex refuses it (401), then asked for again.
  */
 export type GoogleTokenCallback = () =>
   string | ExpiringCredential<string> | Promise<string | ExpiringCredential<string>>
@@ -23,7 +25,7 @@ export type GoogleTokenCallback = () =>
 /** Where a Vertex entry's tokens come from. */
 export type VertexCredentialSettings = {
   serviceAccount?: string | Record<string, unknown> | undefined
-  token?: GoogleTokenCallback | undefined
+  credentials?: GoogleTokenCallback | undefined
 }
 
 /** A Vertex upstream's tokens, and the secrets to scrub from its errors. */
@@ -33,26 +35,18 @@ export type VertexCredentials = {
 }
 
 /**
- * One cache per credential, as every cloud's: the Vertex upstreams of one callback, one default
- * chain or one key (a Gemini and a Claude group on the same service account) share one token and
- * one fetch, whichever gateway of the process built them.
+ * One cache per credential, as every cloud's: the Vertex upstreams of one callback or one default
+ * chain share one token and one fetch, whichever gateway of the process built them.
  */
-const sharedCaches = new WeakMap<object, CredentialCache<string>>()
-/** Caches of key files, by the credential they hold (the account, its endpoint and key). */
+const sharedCaches = sharedCredentialCaches<string>()
+/**
+ * Caches of key files, by the credential they hold (the account, its endpoint and key): a Gemini
+ * and a Claude group on the same service account share one token.
+ */
 const fileCaches = new Map<string, CredentialCache<string>>()
 
-/** The cache shared by every upstream of `owner` (a callback, a chain), made once. */
-function sharedCache(owner: object, make: () => CredentialCache<string>): CredentialCache<string> {
-  let cache = sharedCaches.get(owner)
-  if (cache === undefined) {
-    cache = make()
-    sharedCaches.set(owner, cache)
-  }
-  return cache
-}
-
 /**
- * The credential of an entry, in order: its `token` callback; its `serviceAccount` (the key's
+ * The credential of an entry, in order: its `credentials` callback; its `serviceAccount` (the key's
  * JSON, as an object or text, or a file path read through the runtime's `googleKeyFile`); else
  * the runtime's Application Default Credentials (`cloudCredentials.google`). A file that cannot
  * be read or is malformed, or no source at all, is an `UpstreamEntryError` naming the field.
@@ -62,9 +56,9 @@ export function vertexCredentials(
   context: UpstreamKindContext,
 ): VertexCredentials {
   const now = context.now
-  if (settings.token !== undefined) {
-    const callback = settings.token
-    const cache = sharedCache(callback, () =>
+  if (settings.credentials !== undefined) {
+    const callback = settings.credentials
+    const cache = sharedCaches(callback, () =>
       createCredentialCache(
         async () => {
           const got = await callback()
@@ -102,11 +96,11 @@ export function vertexCredentials(
   const chain = context.cloudCredentials?.google
   if (chain === undefined) {
     throw new UpstreamEntryError(
-      'a Vertex upstream needs credentials: give "serviceAccount" (a key file or its JSON) or a "token" callback; Application Default Credentials are read on Node only (cloudCredentials: nodeCloudCredentials())',
+      'a Vertex upstream needs credentials: give "serviceAccount" (a key file or its JSON) or a "credentials" callback; Application Default Credentials are read on Node only (cloudCredentials: nodeCloudCredentials())',
       'serviceAccount',
     )
   }
-  const cache = sharedCache(chain, () =>
+  const cache = sharedCaches(chain, () =>
     createCredentialCache(() => chain([cloudPlatformScope]), { now }),
   )
   return { cache, secrets: tokenSecrets(cache, []) }
@@ -133,26 +127,5 @@ function serviceAccountJson(
       `the key file ${JSON.stringify(value)} cannot be read${typeof code === 'string' ? ` (${code})` : ''}`,
       'serviceAccount',
     )
-  }
-}
-
-/**
- * The secrets of a Vertex upstream: the file's (a private key, a refresh token) and the token held
- * now; the same array while the token is the same, so the gateway's scrubber is rebuilt only
- * when a token is refreshed.
- */
-function tokenSecrets(
-  cache: CredentialCache<string>,
-  fixed: readonly string[],
-): () => readonly string[] {
-  let token: string | undefined
-  let list: readonly string[] = fixed
-  return () => {
-    const current = cache.peek()
-    if (current !== token) {
-      token = current
-      list = current === undefined ? fixed : [...fixed, current]
-    }
-    return list
   }
 }

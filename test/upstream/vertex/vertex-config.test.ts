@@ -41,7 +41,12 @@ describe('the vertex kind', () => {
   ])('sends a %s Claude call to its host, signed with the callback token', async (region, base) => {
     const sent: { url: string; authorization: string | null }[] = []
     const provider = vertexKind.create(
-      { provider: 'vertex', project: 'p', region, token: () => 'ya29.callback-token-0123456789' },
+      {
+        provider: 'vertex',
+        project: 'p',
+        region,
+        credentials: () => 'ya29.callback-token-0123456789',
+      },
       {
         id: 'v#0',
         protocol: 'anthropic',
@@ -74,9 +79,9 @@ describe('the vertex kind', () => {
 
   it('is accepted in gemini and anthropic groups only', () => {
     const token = () => 't'
-    expect(() => createGateway(config('gemini', { token }) as never)).not.toThrow()
-    expect(() => createGateway(config('anthropic', { token }) as never)).not.toThrow()
-    expect(configError(config('openai', { token })).message).toContain(
+    expect(() => createGateway(config('gemini', { credentials: token }) as never)).not.toThrow()
+    expect(() => createGateway(config('anthropic', { credentials: token }) as never)).not.toThrow()
+    expect(configError(config('openai', { credentials: token })).message).toContain(
       '"vertex" upstream kind serves "gemini", "anthropic" groups, not "openai"',
     )
   })
@@ -118,7 +123,7 @@ describe('the vertex kind', () => {
 
   it('checks project and region', () => {
     const error = configError(
-      config('gemini', { token: () => 't', region: 'US East', project: 'a/b' }),
+      config('gemini', { credentials: () => 't', region: 'US East', project: 'a/b' }),
     )
     expect(error.issues.map((issue) => issue.path).sort()).toEqual([
       'groups[0].upstreams[0].project',
