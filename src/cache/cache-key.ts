@@ -97,6 +97,7 @@ export function uncacheableRequest(protocol: ProtocolName, body: unknown): strin
   const record = body as Record<string, unknown>
   if (protocol === 'responses') {
     for (const name of ['previous_response_id', 'conversation', 'background']) {
+      // lookup-safe: a literal list of the API's own member names
       if (record[name] !== undefined && record[name] !== null && record[name] !== false) return name
     }
     if (record['store'] === true) return 'store'

@@ -16,13 +16,11 @@ export function canonicalJson(value: unknown): string {
     }
     return `${text}]`
   }
-  const record = value as Record<string, unknown>
-  // The default sort compares UTF-16 code units, which is RFC 8785's order.
-  const names = Object.keys(record).sort()
+  // The default order compares UTF-16 code units, which is RFC 8785's order.
+  const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   let text = '{'
   let first = true
-  for (const name of names) {
-    const member = record[name]
+  for (const [name, member] of members) {
     if (member === undefined || typeof member === 'function') continue
     if (!first) text += ','
     first = false
@@ -52,9 +50,7 @@ export const answerNeutralMembers: ReadonlySet<string> = new Set([
 /** The body's top-level members less `answerNeutralMembers`, in canonical form. */
 export function canonicalBody(body: unknown): string {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return canonicalJson(body)
-  const kept: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-    if (!answerNeutralMembers.has(name)) kept[name] = value
-  }
-  return canonicalJson(kept)
+  // `fromEntries` defines own members, so a `__proto__` member stays a member.
+  const kept = Object.entries(body).filter(([name]) => !answerNeutralMembers.has(name))
+  return canonicalJson(Object.fromEntries(kept))
 }
