@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createGateway, createMemoryUsageMeter, type RequestEvent } from '../../src/index'
+import {
+  createGateway,
+  createMemoryUsageMeter,
+  createPrometheusMetrics,
+  type RequestEvent,
+} from '../../src/index'
 import { baseUrlOf, failingUpstreams, type Cue } from '../helpers/failing-upstreams'
 import { keys } from '../helpers/gateway'
 import { captureGatewayWarnings } from '../helpers/gateway-warnings'
@@ -90,5 +95,57 @@ describe('what the cache never keeps', () => {
     expect((await ask(true)).cache).toBe('miss')
     expect((await ask(true)).cache).toBe('hit')
     expect(calls).toHaveLength(2)
+  })
+})
+
+describe('metrics', () => {
+  it('Prometheus counts hits and misses per group, and a hit’s tokens once', async () => {
+    const metrics = createPrometheusMetrics()
+    const upstreams = failingUpstreams('openai', () => ({ kind: 'ok' }))
+    const gateway = createGateway({
+      groups: [
+        {
+          id: 'g',
+          protocol: 'openai',
+          models: ['gpt-4o-mini'],
+          upstreams: [
+            { baseUrl: baseUrlOf('openai', 'a'), apiKey: 'sk-a-upstream-secret-0000000' },
+          ],
+          cache: { ttlSeconds: 60 },
+        },
+      ],
+      keys: [{ key: keys.main }],
+      onEvent: metrics.record,
+      fetch: upstreams.fetch,
+    })
+    const inputTokens = async () =>
+      Number(
+        /model_gateway_usage_tokens_total\{[^}]*token_type="input"[^}]*\} (\d+)/.exec(
+          await metrics.render(),
+        )?.[1],
+      )
+    let afterMiss = 0
+    for (let index = 0; index < 3; index++) {
+      await (
+        await gateway(
+          new Request('http://gateway.test/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${keys.main}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              model: 'gpt-4o-mini',
+              messages: [{ role: 'user', content: 'm' }],
+            }),
+          }),
+        )
+      ).text()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      if (index === 0) afterMiss = await inputTokens()
+    }
+    const text = await metrics.render()
+    expect(text).toMatch(/model_gateway_cache_requests_total\{[^}]*result="hit"[^}]*\} 2/)
+    expect(text).toMatch(/model_gateway_cache_requests_total\{[^}]*result="miss"[^}]*\} 1/)
+    expect(afterMiss).toBeGreaterThan(0)
+    expect(await inputTokens()).toBe(afterMiss)
+    expect(upstreams.calls).toHaveLength(1)
   })
 })
