@@ -16,6 +16,7 @@ import type { PriceCatalogue } from './pricing/price-catalogue'
 import type { BudgetAlert } from './usage/budget-alert'
 import type { InterceptorChain } from './intercept/interceptor-chain'
 import type { ResponseCacheStore } from './cache/cache-store'
+import type { CacheStats } from './cache/cache-stats'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
 export type GatewayRuntime = {
@@ -28,6 +29,8 @@ export type GatewayRuntime = {
   responseStore: ResponseStore
   /** Where groups with `cache` keep their answers (docs/response-cache.md). */
   responseCache: ResponseCacheStore
+  /** This instance's cache hits, misses and savings per group (the console shows them). */
+  cacheStats: CacheStats
   /** Chooses the upstream of each attempt and keeps the upstreams' health. */
   selector: UpstreamSelector
   /** The retry budget of a group, made on first use (one per group id, per gateway). */

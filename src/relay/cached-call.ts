@@ -94,6 +94,7 @@ async function upstream(
   result: 'miss' | 'bypass',
 ): Promise<GatewayAnswer> {
   scope.event.cache = result
+  runtime.cacheStats.count(routed.route.group.id, result)
   try {
     const answer = await runAttempts(runtime, scope, routed, planFor)
     answer.headers.set(cacheHeader, result)
@@ -121,6 +122,7 @@ async function hit(
 ): Promise<GatewayAnswer> {
   scope.event.cache = 'hit'
   const metering = await meterHit(runtime, scope, routed, entry)
+  runtime.cacheStats.count(routed.route.group.id, 'hit', entry.cost?.nanoUsd ?? 0)
   let answer: GatewayAnswer
   try {
     if (routed.stream) {
