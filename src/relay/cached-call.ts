@@ -121,7 +121,13 @@ async function hit(
   meta: ReplayMeta,
 ): Promise<GatewayAnswer> {
   scope.event.cache = 'hit'
-  const metering = await meterHit(runtime, scope, routed, entry)
+  let metering: Awaited<ReturnType<typeof meterHit>>
+  try {
+    metering = await meterHit(runtime, scope, routed, entry)
+  } catch (error) {
+    // A refused hit (a rate limit) says so too: every answer of a caching group does.
+    throw GatewayError.isInstance(error) ? withCacheHeader(error, 'hit') : error
+  }
   runtime.cacheStats.count(routed.route.group.id, 'hit', entry.cost?.nanoUsd ?? 0)
   let answer: GatewayAnswer
   try {

@@ -149,3 +149,35 @@ describe('metrics', () => {
     expect(upstreams.calls).toHaveLength(1)
   })
 })
+
+describe('a hit and the rate limits', () => {
+  it('counts against requests per minute as a request, and a refused hit says so', async () => {
+    const gateway = createGateway({
+      groups: [
+        {
+          id: 'g',
+          protocol: 'openai',
+          models: ['gpt-mock'],
+          upstreams: [{ provider: 'mock' }],
+          cache: { ttlSeconds: 60 },
+        },
+      ],
+      keys: [{ key: keys.main, limits: { requestsPerMinute: 2 } }],
+    })
+    const ask = async () => {
+      const response = await gateway(
+        new Request('http://gateway.test/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.main}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'rpm' }] }),
+        }),
+      )
+      await response.text()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      return { status: response.status, cache: response.headers.get('x-gateway-cache') }
+    }
+    expect(await ask()).toEqual({ status: 200, cache: 'miss' })
+    expect(await ask()).toEqual({ status: 200, cache: 'hit' })
+    expect(await ask()).toEqual({ status: 429, cache: 'hit' })
+  })
+})
