@@ -21,7 +21,7 @@ const layers = [
       '^src/response-store/',
     ],
   ],
-  ['intercept', ['^src/intercept/']],
+  ['intercept', ['^src/intercept/', '^src/cache/']],
   ['runtime', ['^src/gateway-runtime[.]ts$']],
   ['relay', ['^src/relay/']],
   ['handlers', ['^src/handlers/']],

@@ -17,6 +17,8 @@ import { createInterceptorChain } from './intercept/interceptor-chain'
 import type { RequestEvent } from './observability/request-event'
 import { createPriceCatalogue } from './pricing/price-catalogue'
 import { createMemoryResponseStore } from './response-store/memory-response-store'
+import { createMemoryResponseCache } from './cache/cache-store'
+import { createCacheStats } from './cache/cache-stats'
 import { createScrubbers, secretsOf } from './upstream/secret-scrubber'
 import type { BudgetAlert } from './usage/budget-alert'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
@@ -78,6 +80,8 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
     meter,
     ledger: valid.usageLedger,
     responseStore,
+    responseCache: valid.responseCache ?? createMemoryResponseCache(),
+    cacheStats: createCacheStats(),
     groupIdRouting: valid.groupIdRouting,
     maxBodyBytes: valid.maxBodyBytes,
     maxResponseBytes: valid.maxResponseBytes,

@@ -15,6 +15,8 @@ import type { UsageMeter, UsageOutcome } from './usage/usage-meter'
 import type { PriceCatalogue } from './pricing/price-catalogue'
 import type { BudgetAlert } from './usage/budget-alert'
 import type { InterceptorChain } from './intercept/interceptor-chain'
+import type { ResponseCacheStore } from './cache/cache-store'
+import type { CacheStats } from './cache/cache-stats'
 
 /** Everything a request handler needs from the gateway, built once by `createGateway`. */
 export type GatewayRuntime = {
@@ -25,6 +27,10 @@ export type GatewayRuntime = {
   ledger: UsageLedger | undefined
   /** Where Responses created with `store: true` are kept. */
   responseStore: ResponseStore
+  /** Where groups with `cache` keep their answers (docs/response-cache.md). */
+  responseCache: ResponseCacheStore
+  /** This instance's cache hits, misses and savings per group (the console shows them). */
+  cacheStats: CacheStats
   /** Chooses the upstream of each attempt and keeps the upstreams' health. */
   selector: UpstreamSelector
   /** The retry budget of a group, made on first use (one per group id, per gateway). */

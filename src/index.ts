@@ -89,6 +89,8 @@ export type { MemoryUsageLedger, MemoryUsageLedgerOptions } from './usage/memory
 export type { ResponseStore, StoredJson, StoredResponse } from './response-store/response-store'
 export { createMemoryResponseStore } from './response-store/memory-response-store'
 export type { MemoryResponseStoreOptions } from './response-store/memory-response-store'
+export type { ResponseCacheStore, MemoryResponseCacheOptions } from './cache/cache-store'
+export { createMemoryResponseCache } from './cache/cache-store'
 
 // Upstream selector and circuit store (plug-in interfaces); `gateway.health()`'s answer
 export type {

@@ -55,6 +55,7 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
     circuitBreaker: group.circuitBreaker,
     keyPool: group.keyPool,
     ...(group.priceMultiplier === undefined ? {} : { priceMultiplier: group.priceMultiplier }),
+    ...(group.cache === undefined ? {} : { cache: group.cache }),
     models: group.models.map((model) =>
       typeof model === 'string'
         ? { name: model, upstreamModel: model }

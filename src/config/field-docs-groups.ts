@@ -179,6 +179,23 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: "The request header that carries the session hint, read before the protocol's own hint (`prompt_cache_key` or `user`, `metadata.user_id`).",
     defaultText: 'none',
   },
+  'groups[].cache':
+    'Answer a repeated request from the response cache ([Response cache](response-cache.md)): the same group, model, protocol, body (less `stream`, `stream_options`, `user` and other fields that cannot change the answer) and scope. Off when absent.',
+  'groups[].cache.ttlSeconds': {
+    text: 'How long an entry is served, in seconds (at most 30 days). With `state.redis` Redis keeps the TTL.',
+  },
+  'groups[].cache.scope': {
+    text: 'Whose entry it is: `key`, the key that caused it; `team`, every key of its team (a key with no team keeps its own); `organisation`, every key.',
+    default: 'key',
+  },
+  'groups[].cache.toolCalls': {
+    text: 'Cache answers that call tools too (by default they go upstream each time: a tool call usually acts on the world).',
+    default: false,
+  },
+  'groups[].cache.maxEntryBytes': {
+    text: 'The largest answer kept, in bytes of its stored form; a larger one is answered and not kept.',
+    default: 1_048_576,
+  },
   'groups[].circuitBreaker':
     'When an upstream of the group rests after failures, and for how long: an upstream that answered failures (429, 5xx, 529, an unusable answer) rests for that upstream model alone; one that could not be reached rests whole. `false` turns circuit breaking off.',
   'groups[].circuitBreaker.consecutiveFailures': {

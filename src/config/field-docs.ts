@@ -203,6 +203,11 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     'Where stored Responses are kept; the CLI shares them through `state.redis`.',
     'memory',
   ),
+  responseCache: codeOnly(
+    'ResponseCacheStore',
+    'Where groups with `cache` keep their answers ([Response cache](response-cache.md)); the CLI shares them through `state.redis`.',
+    'memory: 10 000 entries, 64 MiB',
+  ),
   upstreamSelector: codeOnly(
     'UpstreamSelector',
     "Chooses each attempt's upstream and hears how it went.",

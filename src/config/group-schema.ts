@@ -145,6 +145,19 @@ export function buildGroupSchema(spend: ReturnType<typeof buildSpendSchemas>) {
       UpstreamInput[]
     >,
     retry: z.optional(retrySettings),
+    /** The response cache (docs/response-cache.md): off unless set. */
+    cache: z.optional(
+      z.strictObject({
+        ttlSeconds: z.int().check(z.minimum(1), z.maximum(2_592_000)),
+        scope: z.optional(
+          z.enum(['key', 'team', 'organisation'], {
+            error: 'expected "key", "team" or "organisation"',
+          }),
+        ),
+        toolCalls: z.optional(z.boolean()),
+        maxEntryBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(16_777_216))),
+      }),
+    ),
     /** × the list price of this group's models (a resale margin). */
     priceMultiplier: z.optional(spend.priceMultiplier),
     ...groupSelectionShape(),

@@ -10,6 +10,7 @@ import type { UpstreamKind } from '../upstream/kind'
 import type { UsageLedger } from '../usage/usage-ledger'
 import type { UsageMeter } from '../usage/usage-meter'
 import type { ResponseStore } from '../response-store/response-store'
+import type { ResponseCacheStore } from '../cache/cache-store'
 import type { UpstreamSelector } from '../failover/upstream-selector'
 import type { CircuitStore } from '../failover/circuit-store'
 import type { RequestEvent } from '../observability/request-event'
@@ -129,6 +130,8 @@ function buildConfigSchemas() {
       usageLedger: z.optional(plugin<UsageLedger>('record', 'UsageLedger')),
       state: z.optional(stateConfigSchema),
       responseStore: z.optional(plugin<ResponseStore>('items', 'ResponseStore')),
+      /** Where groups with `cache` keep answers (default: this process's bounded memory). */
+      responseCache: z.optional(plugin<ResponseCacheStore>('get', 'ResponseCacheStore')),
       /** Chooses the upstream of each attempt and keeps their health (default: weighted random). */
       upstreamSelector: z.optional(plugin<UpstreamSelector>('select', 'UpstreamSelector')),
       /** Where the default selector shares open circuits with other gateways (default: nowhere). */

@@ -45,6 +45,9 @@ const gatewayAnswerHeaders = [
   'retry-after-ms',
   'x-should-retry',
   'x-gateway-dropped-tools',
+  // The response cache's verdict (`hit`, `miss`, `bypass`) and a hit's age.
+  'x-gateway-cache',
+  'age',
   upstreamModelHeader,
   ...['requests', 'tokens'].flatMap((family) =>
     ['limit', 'remaining', 'reset'].map((part) => `x-ratelimit-${part}-${family}`),

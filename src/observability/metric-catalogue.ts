@@ -95,6 +95,12 @@ export const metricCatalogue = {
     description:
       'Requests refused by a limit, by limit, reason, level (key, team, organisation, end-user) and team.',
   },
+  'model_gateway.cache.requests': {
+    kind: 'counter',
+    unit: '{request}',
+    description:
+      'Requests of a group with a response cache, by group and result: hit, miss or bypass.',
+  },
   'model_gateway.usage.tokens': {
     kind: 'counter',
     unit: '{token}',

@@ -63,6 +63,12 @@ export type RequestEvent = {
    */
   interceptedBy?: string | undefined
   /**
+   * What the response cache did, for a group with `cache`: `hit` (answered from it, no upstream
+   * called), `miss` (went upstream; its answer may be kept) or `bypass` (`cache-control:
+   * no-store`, or a request the cache never serves). Absent for a group without a cache.
+   */
+  cache?: 'hit' | 'miss' | 'bypass' | undefined
+  /**
    * Which limit refused the request (429 or 503 before any upstream call), and at which level:
    * `key` (the default), `team`, `organisation` or `end-user`.
    */
@@ -120,6 +126,7 @@ export function startRequestEvent(
     attempts: undefined,
     timeToFirstChunkMs: undefined,
     interceptedBy: undefined,
+    cache: undefined,
     refusal: undefined,
     retryBudgetExhausted: undefined,
     traceId: undefined,
@@ -164,6 +171,7 @@ export function completeRequestEvent(
     attempts: draft.attempts,
     timeToFirstChunkMs: draft.timeToFirstChunkMs,
     interceptedBy: draft.interceptedBy,
+    cache: draft.cache,
     refusal: draft.refusal,
     retryBudgetExhausted: draft.retryBudgetExhausted,
     traceId: draft.traceId,

@@ -22,6 +22,12 @@ export function measureRequest(event: RequestEvent, sink: MeasureSink): void {
     if (event.model !== undefined) requestLabels['gen_ai.request.model'] = event.model
   }
   sink.add('model_gateway.requests', 1, requestLabels)
+  if (event.cache !== undefined && routed) {
+    sink.add('model_gateway.cache.requests', 1, {
+      'model_gateway.group': event.group!,
+      'model_gateway.cache.result': event.cache,
+    })
+  }
   if (event.refusal !== undefined) {
     const refusalLabels: MetricLabels = {
       'model_gateway.limit': event.refusal.limit,
@@ -60,7 +66,8 @@ function measureGeneration(event: RequestEvent, operation: string, sink: Measure
       sink.record('gen_ai.server.time_per_output_token', perToken, labels)
     }
   }
-  const usage = event.usage
+  // A hit's usage is the original call's: counted once, when it was metered, not again.
+  const usage = event.cache === 'hit' ? undefined : event.usage
   if (usage !== undefined) {
     const tokenLabels: MetricLabels = {
       'model_gateway.group': event.group!,

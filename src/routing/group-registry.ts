@@ -31,6 +31,20 @@ export type Group = {
   keyPool?: KeyPoolPolicy | undefined
   /** What keys are charged for this group's models, × the list price (a resale margin; default 1). */
   priceMultiplier?: number | undefined
+  /** The group's response cache (`groups[].cache`, docs/response-cache.md); off when absent. */
+  cache?: GroupCachePolicy | undefined
+}
+
+/** How a group's answers are cached (`groups[].cache`). */
+export type GroupCachePolicy = {
+  /** How long an entry is served, in seconds. */
+  ttlSeconds: number
+  /** Whose entry it is: the key that caused it (default), the key's team, or the organisation. */
+  scope?: 'key' | 'team' | 'organisation' | undefined
+  /** Whether an answer with tool calls is cached (default false). */
+  toolCalls?: boolean | undefined
+  /** The largest entry kept, in bytes of its stored form (default 1 MiB). */
+  maxEntryBytes?: number | undefined
 }
 
 /**

@@ -56,6 +56,13 @@ export type UsageRecord = {
    * it answered). Absent for a request refused before any upstream was chosen.
    */
   attempts?: readonly UpstreamAttempt[] | undefined
+  /**
+   * True for an answer from the response cache: `usage` is the original call's, `cost` 0 (or
+   * `null` when that call was unpriced), and `savedCost` what the original call cost.
+   */
+  cached?: boolean | undefined
+  /** A cache hit's saving: the original call's cost (`null` unpriced). */
+  savedCost?: UsageCost | null | undefined
 }
 
 /**

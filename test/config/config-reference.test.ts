@@ -91,6 +91,7 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
       'usageMeter',
       'usageLedger',
       'responseStore',
+      'responseCache',
       'upstreamSelector',
       'circuitStore',
       'fetch',

@@ -99,6 +99,10 @@ const root = [
   'type ResponseStore',
   'type StoredJson',
   'type StoredResponse',
+  // Response cache store (plug-in interface)
+  'createMemoryResponseCache',
+  'type MemoryResponseCacheOptions',
+  'type ResponseCacheStore',
   // Upstream selector and circuit store (plug-in interfaces); `gateway.health()`'s answer
   'createHealthSelector',
   'createMemoryCircuitStore',

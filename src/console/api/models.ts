@@ -5,6 +5,8 @@ import type { KeyRecord } from '../../auth/key-store'
 import { listedPricing } from '../../pricing/listed-price'
 import { routePricing, upstreamSurcharge } from '../../relay/route-price'
 import type { Route } from '../../routing/resolve-route'
+import type { Group } from '../../routing/group-registry'
+import type { GroupCacheCounts } from '../../cache/cache-stats'
 import type { ConsoleRequest } from '../server/context'
 import { findKey } from '../server/key-directory'
 
@@ -29,6 +31,7 @@ export async function modelsCall(call: ConsoleRequest) {
     groups.push({
       id: group.id,
       protocol: group.protocol,
+      cache: cacheOf(group, runtime.cacheStats.of(group.id)),
       models: group.models.map((model) => {
         const profile = modelEntryProfile(model)
         return {
@@ -100,5 +103,24 @@ function describeReasoning(control: ReasoningControl): string {
       return `thinking level: ${control.levels.join(', ')}`
     case 'toggle':
       return 'on or off'
+  }
+}
+
+/**
+ * A group's response cache as the console shows it: its settings and this instance's counts since
+ * it started (hit rate = hits / (hits + misses)); `null` for a group without `cache`.
+ */
+function cacheOf(group: Group, counts: GroupCacheCounts) {
+  if (group.cache === undefined) return null
+  const looked = counts.hits + counts.misses
+  return {
+    ttlSeconds: group.cache.ttlSeconds,
+    scope: group.cache.scope ?? 'key',
+    toolCalls: group.cache.toolCalls === true,
+    hits: counts.hits,
+    misses: counts.misses,
+    bypasses: counts.bypasses,
+    hitRate: looked === 0 ? null : counts.hits / looked,
+    savedUsd: counts.savedNanoUsd / 1e9,
   }
 }

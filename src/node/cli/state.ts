@@ -16,6 +16,8 @@ import { createRedisResponseStore } from '../../redis/redis-response-store'
 import { createRedisCircuitStore } from '../../redis/redis-circuit-store'
 import type { CircuitStore } from '../../failover/circuit-store'
 import { ledgerReseed } from '../../postgres/ledger-reseed'
+import { createRedisResponseCache } from '../../cache/redis-response-cache'
+import type { ResponseCacheStore } from '../../cache/cache-store'
 import { createRedisUsageMeter } from '../../redis/redis-usage-meter'
 import type { ResponseStore } from '../../response-store/response-store'
 import type { StoreLogger } from '../../redis/store-health'
@@ -49,6 +51,8 @@ export type ConnectedState = {
   usageMeter?: UsageMeter
   /** With `redis`: the Responses store every instance shares. */
   responseStore?: ResponseStore
+  /** With `redis`: the response cache every instance shares. */
+  responseCache?: ResponseCacheStore
   /** With `redis`: where every instance shares its open circuits. */
   circuitStore?: CircuitStore
   keyStore?: PostgresKeyStore
@@ -151,6 +155,10 @@ export async function connectState(
     },
     usageMeter,
     responseStore: createRedisResponseStore({
+      client: nodeRedisScriptClient(redis),
+      prefix: state.prefix,
+    }),
+    responseCache: createRedisResponseCache({
       client: nodeRedisScriptClient(redis),
       prefix: state.prefix,
     }),
@@ -284,6 +292,9 @@ export async function createGatewayWithState(
       ...(state.responseStore === undefined || config.responseStore !== undefined
         ? {}
         : { responseStore: state.responseStore }),
+      ...(state.responseCache === undefined || config.responseCache !== undefined
+        ? {}
+        : { responseCache: state.responseCache }),
       ...(state.circuitStore === undefined || config.circuitStore !== undefined
         ? {}
         : { circuitStore: state.circuitStore }),

@@ -42,5 +42,23 @@ export type CataloguePrice = CatalogueRates & {
 
 export type Catalogue = {
   groupIdRouting: boolean
-  groups: Array<{ id: string; protocol: string; models: CatalogueModel[] }>
+  groups: Array<{
+    id: string
+    protocol: string
+    cache: CatalogueCache | null
+    models: CatalogueModel[]
+  }>
+}
+
+/** A group's response cache: its settings, and this instance's counts since it started. */
+export type CatalogueCache = {
+  ttlSeconds: number
+  scope: string
+  toolCalls: boolean
+  hits: number
+  misses: number
+  bypasses: number
+  /** hits / (hits + misses); `null` before the first lookup. */
+  hitRate: number | null
+  savedUsd: number
 }

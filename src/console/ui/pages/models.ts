@@ -4,7 +4,13 @@ import { api } from '../api'
 import type { PageProps } from '../page-props'
 import { Loading } from '../components'
 import { count } from '../format'
-import type { Catalogue, CatalogueModel, CataloguePrice, CatalogueRates } from './models-types'
+import type {
+  Catalogue,
+  CatalogueCache,
+  CatalogueModel,
+  CataloguePrice,
+  CatalogueRates,
+} from './models-types'
 
 const perMillion = (value: number) => `$${Number(value.toFixed(6))}`
 
@@ -82,6 +88,7 @@ export function ModelsPage(_props: PageProps) {
         <h2 id=${`group-${group.id}`}>
           ${group.id} <small class="muted">${group.protocol} protocol</small>
         </h2>
+        <${CacheLine} cache=${group.cache} />
         <table class="models">
           <thead>
             <tr>
@@ -125,4 +132,18 @@ export function ModelsPage(_props: PageProps) {
         </table>
       </section>`,
   )}`
+}
+
+/** Whether a group caches, and its hit rate and savings on this instance. */
+function CacheLine(props: { cache: CatalogueCache | null }) {
+  const cache = props.cache
+  if (cache === null) return html`<p class="muted" data-cache="off">Response cache: off</p>`
+  const rate =
+    cache.hitRate === null ? 'no lookups yet' : `hit rate ${(cache.hitRate * 100).toFixed(0)} %`
+  return html`<p data-cache="on">
+    Response cache: ${cache.ttlSeconds} s, ${cache.scope}
+    scope${cache.toolCalls ? ', tool calls' : ''} — ${rate} (${cache.hits} hits, ${cache.misses}
+    misses, ${cache.bypasses} bypassed), saved $${cache.savedUsd.toFixed(4)}
+    <small class="muted">(this instance, since it started)</small>
+  </p>`
 }
