@@ -101,8 +101,8 @@ describe('Redis Cluster: two CLI instances', { timeout: 60_000 }, () => {
     const spend = await Promise.all(
       urls.map((url) => usageOf(url, 'sk-cluster-money-0123456789abcdef')),
     )
-    expect(spend[0].usage).toEqual(spend[1].usage)
-    const cost = spend[0]!.usage.costUsd
+    expect(spend[0].spend).toEqual(spend[1].spend)
+    const cost = spend[0]!.spend.day_usd as number
     const perRequest = cost / money.filter((outcome) => outcome.status === 200).length
     expect(cost).toBeLessThanOrEqual(0.05 + perRequest * 1.5)
     expect(cost).toBeGreaterThan(0)
