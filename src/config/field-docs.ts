@@ -146,7 +146,14 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   state:
     'Shared state: where keys, usage and limits live when several instances or restarts must agree. The CLI and `createGatewayWithState()` connect it; `createGateway()` takes the parts it names instead.',
   'state.redis':
-    'A `redis://` or `rediss://` URL: the usage meter, the Responses store and open circuits are shared by every instance.',
+    'Where the usage meter, the Responses store and open circuits are shared by every instance: a `redis://` or `rediss://` URL (one node), `{"cluster": [seed URLs]}` (Redis Cluster: redirections and topology changes followed) or `{"sentinel": {"nodes": [sentinel URLs], "name": "mymaster"}}` (a Sentinel-managed primary, followed across failovers). See docs/shared-state.md, "Redis Cluster and Sentinel".',
+  'state.redis.cluster':
+    'Redis Cluster: seed node URLs (one is enough; list several so that a start survives one being down). The driver follows `MOVED`/`ASK` redirections and topology changes; every script keeps its keys in one hash slot.',
+  'state.redis.sentinel':
+    'A primary managed by Redis Sentinel: the client asks the sentinels where the primary is and follows it across failovers.',
+  'state.redis.sentinel.nodes': 'Sentinel URLs (`redis://host:26379`), at least one.',
+  'state.redis.sentinel.name':
+    'The name the sentinels monitor the primary under (`sentinel monitor <name> …`).',
   'state.postgres':
     'A `postgres://` or `postgresql://` URL: API keys and the usage ledger persist; keys are created and revoked without a restart.',
   'state.prefix': {

@@ -8,10 +8,27 @@ import { nonNegativeInt, positiveInt } from './schema-parts'
  */
 export function buildStateConfigSchema() {
   const milliseconds = nonNegativeInt()
+  const redisUrl = z
+    .string()
+    .check(z.regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL'))
   return z.strictObject({
-    /** Redis URL: the usage meter is shared. */
+    /**
+     * Redis: a URL (one node), `{ cluster: [seed URLs] }` (Redis Cluster) or
+     * `{ sentinel: { nodes: [sentinel URLs], name } }` (a Sentinel-managed primary).
+     */
     redis: z.optional(
-      z.string().check(z.regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')),
+      z.union([
+        redisUrl,
+        z.strictObject({ cluster: z.array(redisUrl).check(z.minLength(1), z.maxLength(64)) }),
+        z.strictObject({
+          sentinel: z.strictObject({
+            nodes: z.array(redisUrl).check(z.minLength(1), z.maxLength(64)),
+            name: z
+              .string()
+              .check(z.regex(/^[\w.-]{1,64}$/, 'use 1 to 64 letters, digits, ".", "-", "_"')),
+          }),
+        }),
+      ]),
     ),
     /** PostgreSQL URL: keys and the usage ledger persist. */
     postgres: z.optional(

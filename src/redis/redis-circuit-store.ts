@@ -40,7 +40,8 @@ export type RedisCircuitStore = CircuitStore & {
  * answered as durations, so instances whose clocks disagree still agree on when a circuit closes.
  * The hash expires with its last entry.
  */
-const openingsScript = defineRedisScript(`
+/** The circuit store's one script, for the one-slot test. */
+export const openingsScript = defineRedisScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local recoveryTtl = 300000

@@ -94,3 +94,6 @@ function parse(text: string): StoredJson | undefined {
   const parsed = parseJson(text)
   return parsed.ok && isJsonObject(parsed.value) ? parsed.value : undefined
 }
+
+/** The Responses store's scripts, for the one-slot test (`test/redis/one-slot.test.ts`). */
+export const responseStoreScripts = [putScript, getScript, itemsScript]

@@ -154,7 +154,7 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     return grantedResult(reservation, subjects, check.states, others)
   }
 
-  const { runQuietly, reserveShared } = createSlotRunner({
+  const { runQuietly, reserveShared, shardOf } = createSlotRunner({
     run,
     runSeeded,
     health,
@@ -178,19 +178,20 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         settings,
         estimate,
       }
-      if (!health.shouldTry()) {
+      const shard = shardOf(subjects)
+      if (!health.shouldTry(shard)) {
         return reserveLocally(subjects, estimate, reservation, request.subjects)
       }
       const context = contextOf(subjects, id, estimate)
       try {
         const result = await reserveShared(subjects, context)
-        health.succeeded()
+        health.succeeded(shard)
         if (!result.granted) return result.refused
         return grantedResult(reservation, subjects, result.states, request.subjects)
       } catch (error) {
         // Budgets that cannot be re-seeded fail closed; Redis itself answered.
         if (error instanceof ReseedError) return unavailable
-        health.failed(error)
+        health.failed(error, shard)
         // The reserve may still run late: release it, so it holds nothing until its lease ends.
         void runQuietly(usageScripts.release, subjects, context)
         return reserveLocally(subjects, estimate, reservation, request.subjects)
@@ -253,13 +254,14 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     async summary(subject, settings): Promise<KeyUsageSummary> {
       const asked = summarySubject(subject, settings)
       const context = contextOf([asked], '', nothing)
+      const shard = shardOf([asked])
       let reply: number[]
       try {
-        if (!health.shouldTry()) throw new Error('Redis is not answering')
+        if (!health.shouldTry(shard)) throw new Error('Redis is not answering')
         reply = await runSeeded(usageScripts.status, context)
-        health.succeeded()
+        health.succeeded(shard)
       } catch (error) {
-        if (!(error instanceof ReseedError)) health.failed(error)
+        if (!(error instanceof ReseedError)) health.failed(error, shard)
         throw new GatewayError(
           'unavailable',
           'The usage store is unavailable. Try again shortly.',

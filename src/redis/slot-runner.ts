@@ -5,6 +5,7 @@ import type { RunUsageScript } from './budget-reseeder'
 import { usageScripts } from './lua/usage-scripts'
 import type { RedisScript } from './redis-script'
 import { isCrossSlotError, slotGroups } from './slot-groups'
+import { subjectTag } from './usage-keys'
 import type { StoreHealth, StoreLogger } from './store-health'
 import { parseGranted, parseRefusals, type ScriptContext } from './usage-replies'
 
@@ -39,6 +40,13 @@ export function createSlotRunner(options: SlotRunnerOptions) {
   let perSlot = options.cluster
 
   /**
+   * The shard a call's health is kept under: on Cluster the hash tag of its first subject (a
+   * master serves it, and the others may well be up); one shard of all otherwise.
+   */
+  const shardOf = (subjects: readonly PlannedSubject[]): string =>
+    perSlot && subjects.length > 0 ? subjectTag(subjects[0]!) : ''
+
+  /**
    * True when an answer shows Redis is a Cluster and the call's subjects span slots: the call is
    * to be made again one slot at a time (calls made together all see it; the log line is once).
    */
@@ -68,11 +76,11 @@ export function createSlotRunner(options: SlotRunnerOptions) {
       try {
         const groupContext = group === context.subjects ? context : { ...context, subjects: group }
         const reply = await run(script, groupContext, ...extra)
-        health.succeeded()
+        health.succeeded(shardOf(group))
         return { group, reply }
       } catch (error) {
         if (crossedSlots(error, group)) return undefined
-        health.failed(error)
+        health.failed(error, shardOf(group))
         return { group, reply: undefined }
       }
     }
@@ -127,5 +135,5 @@ export function createSlotRunner(options: SlotRunnerOptions) {
     return { granted: true, states }
   }
 
-  return { runQuietly, reserveShared }
+  return { runQuietly, reserveShared, shardOf }
 }

@@ -16,40 +16,64 @@ export type StoreHealthOptions = {
   logger: StoreLogger
 }
 
+/** A shard's outage: since when, and when a call last probed it. */
+type Outage = { since: number; lastProbe: number }
+
+/** A shard no call has asked about for this long is forgotten (its outage counts as over). */
+const forgetAfterMs = 30_000
+
 /**
  * Whether a store is answering, and the loud log lines of each change: one when it stops, one when
  * it is back — never one per request. While it is down, calls skip it (no timeout to wait out on
  * every request) except one probe per interval.
+ *
+ * A store may be sharded (Redis Cluster: each master serves its slots). Calls then name their
+ * shard (the hash tag of their keys), and each shard is up or down on its own: a dead master's
+ * keys fall back to the failure policy while the others are served. The log lines stay one each
+ * way for the store: the first shard down says it stopped, the last one back says it answers
+ * again — so calls that alternate between a dead and a live master do not flap the log.
  */
 export function createStoreHealth(options: StoreHealthOptions) {
-  let down = false
+  const outages = new Map<string, Outage>()
   let downSince = 0
-  let lastProbe = 0
+  const forgetIdle = (now: number) => {
+    for (const [shard, outage] of outages) {
+      if (now - outage.lastProbe > forgetAfterMs) outages.delete(shard)
+    }
+  }
+  const back = () => {
+    const seconds = ((options.now() - downSince) / 1000).toFixed(1)
+    options.logger.warn(
+      `[model-gateway] ${options.name} is answering again after ${seconds} s: limits are shared again.`,
+    )
+  }
   return {
+    /** Whether some shard (or the store) is down. */
     get down(): boolean {
-      return down
+      return outages.size > 0
     },
     /** Whether to ask the store now: always while it is up; while down, once per probe interval. */
-    shouldTry(): boolean {
-      if (!down) return true
+    shouldTry(shard = ''): boolean {
+      const outage = outages.get(shard)
+      if (outage === undefined) return true
       const now = options.now()
-      if (now - lastProbe < options.probeIntervalMs) return false
-      lastProbe = now
+      if (now - outage.lastProbe < options.probeIntervalMs) return false
+      outage.lastProbe = now
       return true
     },
-    succeeded(): void {
-      if (!down) return
-      down = false
-      const seconds = ((options.now() - downSince) / 1000).toFixed(1)
-      options.logger.warn(
-        `[model-gateway] ${options.name} is answering again after ${seconds} s: limits are shared again.`,
-      )
+    succeeded(shard = ''): void {
+      if (outages.size === 0) return
+      outages.delete(shard)
+      if (outages.size > 0) forgetIdle(options.now())
+      if (outages.size === 0) back()
     },
-    failed(error: unknown): void {
-      if (down) return
-      down = true
-      downSince = options.now()
-      lastProbe = downSince
+    failed(error: unknown, shard = ''): void {
+      if (outages.has(shard)) return
+      const now = options.now()
+      const first = outages.size === 0
+      outages.set(shard, { since: now, lastProbe: now })
+      if (!first) return
+      downSince = now
       const reason = error instanceof Error ? error.message : String(error)
       options.logger.error(
         `[model-gateway] ${options.name} is not answering (${reason}). ${options.whileDown}`,

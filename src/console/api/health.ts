@@ -2,16 +2,26 @@ import type { UpstreamHealth } from '../../failover/upstream-selector'
 import { ConsoleError } from '../server/answers'
 import { seesEveryKey, type ConsoleRequest } from '../server/context'
 
+/** What `createGatewayWithState`'s `health()` adds: the Redis topology in words. */
+type StateTopology = { state?: { redis?: { description: string } } }
+
 /**
  * `GET <mount>/api/health` (admins and viewers): each upstream's state as the gateway's selector
- * keeps it, in words. Pooled keys appear masked, as `gateway.health()` gives them.
+ * keeps it, in words, and the Redis the shared state runs on (single node, cluster with N masters,
+ * Sentinel primary) when the gateway has one. Pooled keys appear masked, as `gateway.health()`
+ * gives them.
  */
 export async function healthCall(call: ConsoleRequest) {
   if (!seesEveryKey(call.user))
     throw new ConsoleError(403, 'Upstream health is for admins and viewers.')
   const now = call.deps.now()
-  const upstreams = await call.deps.gateway.health()
-  return { checkedAt: now, upstreams: upstreams.map((upstream) => describe(upstream, now)) }
+  const upstreams: readonly UpstreamHealth[] & StateTopology = await call.deps.gateway.health()
+  const redis = upstreams.state?.redis?.description
+  return {
+    checkedAt: now,
+    ...(redis === undefined ? {} : { redis }),
+    upstreams: upstreams.map((upstream) => describe(upstream, now)),
+  }
 }
 
 function describe(upstream: UpstreamHealth, now: number) {

@@ -1,28 +1,47 @@
-import type { RedisScriptClient } from '../../redis/redis-client'
+import {
+  connectCluster,
+  connectSentinel,
+  type NodeRedisTopologyModule,
+} from './redis-cluster-connection'
+import {
+  closeGracefully,
+  nodeRedisScriptClient,
+  settleWithin,
+  type NodeRedisClient,
+} from './redis-node-client'
+import type { RedisConnection, RedisTarget } from './redis-topology'
 
-/** The slice of node-redis model-gateway uses, so that the driver stays an optional dependency. */
-export type NodeRedisClient = {
-  on(event: 'error', listener: (error: unknown) => void): unknown
-  connect(): Promise<unknown>
-  close(): Promise<unknown>
-  destroy(): void
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
+type NodeRedisModule = NodeRedisTopologyModule & {
+  createClient(options: Record<string, unknown>): NodeRedisClient
 }
-type NodeRedisModule = { createClient(options: Record<string, unknown>): NodeRedisClient }
+
+/** Options of `connectRedis`. */
+export type ConnectRedisOptions = {
+  /** How long to wait for the first connection before going on degraded (default 2000 ms). */
+  connectTimeoutMs?: number | undefined
+}
 
 /**
- * Opens a node-redis client for a `redis://` URL. `redis` is an optional peer dependency, imported
- * only here and only when a config names Redis. Waits up to `connectTimeoutMs` for the first
- * connection; past it the client is returned anyway (`connected: false`) and keeps reconnecting,
- * so the gateway starts degraded (under the meter's failure policy) rather than not at all.
+ * Connects to the Redis a `state.redis` names — a `redis://` URL, `{ cluster: [seed URLs] }` or
+ * `{ sentinel: { nodes, name } }` — with node-redis (the optional peer dependency `redis`,
+ * imported only here and only then). Returns the two-method client every `model-gateway/redis`
+ * store takes, the topology, a readiness check and `close()`. Waits up to `connectTimeoutMs` for
+ * the first connection; past it the connection is returned anyway (`connected: false`) and keeps
+ * retrying, so the gateway starts degraded (under the meter's failure policy) rather than not at
+ * all. Commands are never queued while disconnected: a reserve run minutes later would hold
+ * capacity for a request long answered.
+ *
+ * @example
+ * const redis = await connectRedis({ cluster: ['redis://10.0.0.1:6379', 'redis://10.0.0.2:6379'] })
+ * const usageMeter = createRedisUsageMeter({ client: redis.client, cluster: redis.cluster })
  *
  * @throws Error naming the package to install when `redis` is missing
  */
-export async function connectNodeRedis(
-  url: string,
-  connectTimeoutMs: number,
-): Promise<{ client: NodeRedisClient; connected: boolean }> {
+export async function connectRedis(
+  target: RedisTarget,
+  options: ConnectRedisOptions = {},
+): Promise<RedisConnection> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2000
   let driver: NodeRedisModule
   try {
     driver = (await import('redis')) as unknown as NodeRedisModule
@@ -31,55 +50,32 @@ export async function connectNodeRedis(
       `"state.redis" needs the "redis" package (an optional peer dependency): npm install redis (${(error as Error).message})`,
     )
   }
-  const client = driver.createClient({
-    url,
-    // Commands sent while disconnected fail at once instead of queueing: a queued reserve that
-    // ran minutes later would hold capacity for a request that was long answered.
+  const node = {
     disableOfflineQueue: true,
     socket: {
       connectTimeout: connectTimeoutMs,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
     },
-  })
+  }
+  if (typeof target !== 'string') {
+    return 'cluster' in target
+      ? connectCluster(driver, target.cluster, node, connectTimeoutMs)
+      : connectSentinel(driver, target.sentinel, node, connectTimeoutMs)
+  }
+  const client = driver.createClient({ url: target, ...node })
   // The meter logs when Redis stops and starts answering; the driver's own per-retry errors
   // would repeat that every few hundred milliseconds.
   client.on('error', () => undefined)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const connected = client.connect().then(
-    () => true,
-    () => false,
-  )
-  const late = new Promise<boolean>(
-    (resolve) => (timer = setTimeout(resolve, connectTimeoutMs, false)),
-  )
-  const answered = await Promise.race([connected, late])
-  clearTimeout(timer)
-  return { client, connected: answered }
-}
-
-/** Closes gracefully (pending commands answered) for up to a second, then drops the socket. */
-export async function closeNodeRedis(redis: NodeRedisClient): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const graceful = redis.close().then(
-    () => true,
-    () => false,
-  )
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 1000, false)))
-  const closed = await Promise.race([graceful, late])
-  clearTimeout(timer)
-  if (!closed) {
-    try {
-      redis.destroy()
-    } catch {
-      // Already closed.
-    }
-  }
-}
-
-/** The meter's two-method client over node-redis (the adapter in docs/shared-state.md). */
-export function nodeRedisScriptClient(redis: NodeRedisClient): RedisScriptClient {
+  const connected = await settleWithin(client.connect(), connectTimeoutMs)
+  const address = new URL(target).host
   return {
-    eval: (script, keys, args) => redis.eval(script, { keys, arguments: args }),
-    evalsha: (sha, keys, args) => redis.evalSha(sha, { keys, arguments: args }),
+    client: nodeRedisScriptClient(client),
+    cluster: false,
+    connected,
+    topology: () => ({ kind: 'single', address }),
+    ready: async () => {
+      await client.eval('return 1', { keys: [], arguments: [] })
+    },
+    close: () => closeGracefully(client),
   }
 }

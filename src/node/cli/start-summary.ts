@@ -3,6 +3,7 @@ import { expandEnv } from '../../config/expand-env'
 import type { StateConfig } from '../../config/schema'
 import { describeFailurePolicy, resolveFailurePolicy } from '../../redis/local-fallback'
 import { redactUrl } from './redact-url'
+import { describeTarget, describeTopology } from './redis-topology'
 import type { ConnectedState } from './state'
 
 /** What the CLI knows once the gateway is built, before it listens. */
@@ -53,8 +54,15 @@ export function startSummary(facts: StartFacts): { lines: string[]; warnings: st
   }
   const parts: string[] = []
   if (state.redis !== undefined) {
-    const url = redactUrl(state.redis)
-    parts.push(`Redis ${url} ${connected.redisConnected === false ? 'NOT ANSWERING' : 'answering'}`)
+    const url = describeTarget(state.redis)
+    const topology = connected.redisTopology?.()
+    const shape =
+      connected.redisConnected === false || topology === undefined
+        ? ''
+        : ` (${describeTopology(topology)})`
+    parts.push(
+      `Redis ${url} ${connected.redisConnected === false ? 'NOT ANSWERING' : 'answering'}${shape}`,
+    )
     if (connected.redisConnected === false) {
       warnings.push(
         `WARNING: Redis at ${url} does not answer; serving anyway and retrying. ${describeFailurePolicy(resolveFailurePolicy(state.onFailure))}`,

@@ -12,13 +12,9 @@ import type { TeamStore } from '../../auth/team'
 import { createPostgresLedger, type PostgresLedger } from '../../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../../postgres/migrate'
 import { createPgListener } from '../../postgres/pg-listener'
-import { createRedisResponseStore } from '../../redis/redis-response-store'
-import { createRedisCircuitStore } from '../../redis/redis-circuit-store'
 import type { CircuitStore } from '../../failover/circuit-store'
 import { ledgerReseed } from '../../postgres/ledger-reseed'
-import { createRedisResponseCache } from '../../cache/redis-response-cache'
 import type { ResponseCacheStore } from '../../cache/cache-store'
-import { createRedisUsageMeter } from '../../redis/redis-usage-meter'
 import type { ResponseStore } from '../../response-store/response-store'
 import type { StoreLogger } from '../../redis/store-health'
 import type { ReseedFunction } from '../../usage/budget-seeds'
@@ -27,7 +23,9 @@ import type { UsageMeter } from '../../usage/usage-meter'
 import { openPostgresPool, type PostgresPool } from './postgres-pool'
 import { describeError } from '../../postgres/loud-log'
 import { redactUrl } from './redact-url'
-import { closeNodeRedis, connectNodeRedis, nodeRedisScriptClient } from './redis-connection'
+import { connectRedisState, type RedisState } from './state-redis'
+import type { RedisTopology } from './redis-topology'
+import { withStateHealth, type GatewayHealthWithState } from './state-health'
 
 /** Options of `connectState` and `createGatewayWithState`. */
 export type ConnectStateOptions = {
@@ -67,6 +65,8 @@ export type ConnectedState = {
   schemaVersion?: number
   /** With `redis`: whether Redis answered within the connect timeout (it keeps being retried). */
   redisConnected?: boolean
+  /** With `redis`: the topology as the driver sees it now (single node, Cluster, Sentinel primary). */
+  redisTopology?: () => RedisTopology
   /** What a readiness probe asks (`probes.readiness`): each store's round trip, by name. */
   checks?: Record<string, () => Promise<unknown>>
   /** Closes the connections (after the gateway's own `close()`). */
@@ -127,50 +127,27 @@ export async function connectState(
       }),
     }
   }
-  let redis
-  let redisConnected
+  let redis: RedisState
   try {
-    const connection = await connectNodeRedis(state.redis, options.redisConnectTimeoutMs ?? 2000)
-    redis = connection.client
-    redisConnected = connection.connected
+    redis = await connectRedisState(
+      { ...state, redis: state.redis },
+      { logger: options.logger, connectTimeoutMs: options.redisConnectTimeoutMs },
+      ledger,
+    )
   } catch (error) {
     await postgres.close()
     throw error
   }
-  const usageMeter = createRedisUsageMeter({
-    client: nodeRedisScriptClient(redis),
-    prefix: state.prefix,
-    timeoutMs: state.redisTimeoutMs,
-    leaseMs: state.leaseMs,
-    onFailure: state.onFailure,
-    logger: options.logger,
-    reseed: ledger === undefined ? undefined : ledgerReseed(ledger),
-  })
+  const { connection, ...stores } = redis
   return {
     ...postgres,
-    redisConnected,
-    checks: {
-      ...postgres.checks,
-      redis: () => redis.eval('return 1', { keys: [], arguments: [] }),
-    },
-    usageMeter,
-    responseStore: createRedisResponseStore({
-      client: nodeRedisScriptClient(redis),
-      prefix: state.prefix,
-    }),
-    responseCache: createRedisResponseCache({
-      client: nodeRedisScriptClient(redis),
-      prefix: state.prefix,
-    }),
-    circuitStore: createRedisCircuitStore({
-      client: nodeRedisScriptClient(redis),
-      prefix: state.prefix,
-      timeoutMs: state.redisTimeoutMs,
-      logger: options.logger,
-    }),
+    ...stores,
+    redisConnected: connection.connected,
+    redisTopology: connection.topology,
+    checks: { ...postgres.checks, redis: connection.ready },
     async close() {
       await postgres.close()
-      await closeNodeRedis(redis)
+      await connection.close()
     },
   }
 }
@@ -263,7 +240,10 @@ async function answers(pool: PostgresPool, url: string): Promise<void> {
 export async function createGatewayWithState(
   config: GatewayConfig,
   options: ConnectStateOptions = {},
-): Promise<GatewayHandler & { state: ConnectedState }> {
+): Promise<
+  // First in the intersection, so that `health()` types as the one with `state`.
+  { state: ConnectedState; health(): Promise<GatewayHealthWithState> } & GatewayHandler
+> {
   const state = await connectState(
     readStateConfig(config.state, (config.env as Record<string, unknown>) ?? process.env),
     options,
@@ -304,8 +284,10 @@ export async function createGatewayWithState(
     throw error
   }
   const closeGateway = gateway.close
+  const upstreamHealth = gateway.health
   return Object.assign(gateway, {
     state,
+    health: async () => withStateHealth(await upstreamHealth(), state.redisTopology),
     async close(closeOptions?: Parameters<GatewayHandler['close']>[0]) {
       await closeGateway(closeOptions)
       await state.close()

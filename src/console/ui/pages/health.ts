@@ -7,6 +7,8 @@ import { when } from '../format'
 
 type Health = {
   checkedAt: number
+  /** The Redis the shared stores run on, in words; absent without `state.redis`. */
+  redis?: string
   upstreams: Array<{
     group: string
     upstream: string
@@ -30,6 +32,11 @@ export function HealthPage(_props: PageProps) {
   if (health === null) return html`<${Loading} error=${error} />`
   return html`<p class="section-head">
       <span class="muted">As of ${when(health.checkedAt)}.</span>
+      ${
+        health.redis === undefined
+          ? null
+          : html`<span class="redis-topology">Shared state: Redis ${health.redis}.</span>`
+      }
       <button type="button" onClick=${load}>Refresh</button>
     </p>
     <ul class="health">
