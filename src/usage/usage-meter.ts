@@ -56,6 +56,8 @@ export type UsageRecord = {
    * it answered). Absent for a request refused before any upstream was chosen.
    */
   attempts?: readonly UpstreamAttempt[] | undefined
+  /** `tool` for an MCP tool call (no tokens, no upstream model); absent for a model call. */
+  kind?: 'tool' | undefined
 }
 
 /**
