@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
-import { isJsonObject } from '../internal/json'
+import { isJsonObject, stringOf } from '../internal/json'
 import { admit } from '../relay/admit'
 import { requestSubjects } from '../relay/request-subjects'
 import type { Reservation } from '../usage/usage-meter'
@@ -137,7 +137,7 @@ export async function forward(
       if (isJsonObject(error)) {
         return errorResponse(request.id, {
           code: typeof error['code'] === 'number' ? error['code'] : rpcCodes.upstreamFailed,
-          message: request.endpoint.auth.scrub(String(error['message'] ?? 'error')),
+          message: request.endpoint.auth.scrub(stringOf(error['message'] ?? 'error')),
           ...(error['data'] === undefined ? {} : { data: error['data'] }),
         })
       }

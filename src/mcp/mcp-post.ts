@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
-import { isJsonObject, parseJson } from '../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../internal/json'
 import { aggregateList, isListMethod } from './aggregate'
 import { forward, rpcAnswer, type Forwarded } from './forward'
 import { McpRpcError, readMessage, resultResponse, rpcCodes, type JsonRpcMessage } from './json-rpc'
@@ -125,7 +125,7 @@ function route(
         return {
           error: {
             code: rpcCodes.invalidParams,
-            message: `Unknown ${kind}: ${String(name).slice(0, 200)}`,
+            message: `Unknown ${kind}: ${stringOf(name).slice(0, 200)}`,
           },
         }
       }
@@ -150,7 +150,7 @@ function route(
         !mcpAllowed(grants, split.server, 'resource')
       ) {
         return {
-          error: { code: -32002, message: `Resource not found: ${String(uri).slice(0, 200)}` },
+          error: { code: -32002, message: `Resource not found: ${stringOf(uri).slice(0, 200)}` },
         }
       }
       return {
@@ -171,28 +171,24 @@ function route(
 
 /** Rewrites the `uri` of a result's contents and `resource_link` blocks into the gateway's URIs. */
 function rewriteLinks(result: Record<string, unknown>, server: string): Record<string, unknown> {
-  const blocks = (key: string) => {
-    const list = result[key]
-    if (!Array.isArray(list)) return
-    result[key] = list.map((block: unknown) =>
-      isJsonObject(block) && typeof block['uri'] === 'string'
-        ? { ...block, uri: exposedUri(server, block['uri'], false) }
-        : isJsonObject(block) &&
-            isJsonObject(block['resource']) &&
-            typeof block['resource']['uri'] === 'string'
-          ? {
-              ...block,
-              resource: {
-                ...block['resource'],
-                uri: exposedUri(server, block['resource']['uri'], false),
-              },
-            }
-          : block,
-    )
+  const rewrite = (list: unknown) =>
+    Array.isArray(list) ? list.map((block: unknown) => rewriteBlock(block, server)) : list
+  const rewritten = { ...result }
+  if (Array.isArray(result['content'])) rewritten['content'] = rewrite(result['content'])
+  if (Array.isArray(result['contents'])) rewritten['contents'] = rewrite(result['contents'])
+  return rewritten
+}
+
+/** One content block with its URI (or its embedded resource's) in the gateway's form. */
+function rewriteBlock(block: unknown, server: string): unknown {
+  if (!isJsonObject(block)) return block
+  const uri = block['uri']
+  if (typeof uri === 'string') return { ...block, uri: exposedUri(server, uri, false) }
+  const resource = block['resource']
+  if (isJsonObject(resource) && typeof resource['uri'] === 'string') {
+    return { ...block, resource: { ...resource, uri: exposedUri(server, resource['uri'], false) } }
   }
-  blocks('content')
-  blocks('contents')
-  return result
+  return block
 }
 
 /**
@@ -232,7 +228,7 @@ async function deliver(
     method: message.method,
     ...(message.params === undefined ? {} : { params: message.params }),
   }
-  for (const server of Object.keys(session.upstream)) {
+  for (const server of session.upstream.keys()) {
     scope.waitUntil(send(gateway, session, server, body, signal))
   }
 }

@@ -29,7 +29,7 @@ export async function openSession(
     protocolVersion: version,
     clientCapabilities: isJsonObject(capabilities) ? capabilities : {},
     clientInfo: isJsonObject(clientInfo) ? clientInfo : { name: 'mcp-client', version: '0' },
-    upstream: {},
+    upstream: new Map(),
   }
   await gateway.sessions.put(session)
   return session

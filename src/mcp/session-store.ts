@@ -15,7 +15,7 @@ export type McpSession = {
   clientCapabilities: Record<string, unknown>
   clientInfo: Record<string, unknown>
   /** Upstream session ids by server id (`""`: the server issued none). */
-  upstream: Record<string, string>
+  upstream: Map<string, string>
 }
 
 /**
@@ -75,7 +75,7 @@ export function createMemoryMcpSessionStore(options: MemorySessionStoreOptions):
     },
     setUpstream(id, server, upstreamSessionId) {
       const entry = sessions.get(id)
-      if (entry !== undefined) entry.session.upstream[server] = upstreamSessionId
+      entry?.session.upstream.set(server, upstreamSessionId)
     },
     delete(id) {
       sessions.delete(id)

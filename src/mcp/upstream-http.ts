@@ -1,4 +1,4 @@
-import { isJsonObject, parseJson } from '../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../internal/json'
 import { createSseReader } from '../sse/sse-reader'
 import type { ChunkSource } from '../sse/chunk-source'
 import { McpRpcError, rpcCodes } from './json-rpc'
@@ -40,7 +40,7 @@ export async function postUpstream(
   },
 ): Promise<UpstreamReply> {
   const auth = await endpoint.auth.headers().catch((error: unknown) => {
-    throw failed(endpoint, `its credentials could not be obtained (${String(error)})`)
+    throw failed(endpoint, `its credentials could not be obtained (${describe(error)})`)
   })
   const headers: Record<string, string> = {
     ...auth,
@@ -61,7 +61,7 @@ export async function postUpstream(
     })
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason
-    throw failed(endpoint, `it could not be reached (${String(error)})`)
+    throw failed(endpoint, `it could not be reached (${describe(error)})`)
   }
   const sessionId = response.headers.get('mcp-session-id') ?? undefined
   if (response.status === 404 && context.sessionId) {
@@ -131,7 +131,7 @@ function bounded(reader: ReadableStreamDefaultReader<Uint8Array>, endpoint: Upst
   return {
     async read() {
       const chunk = await reader.read().catch((error: unknown) => {
-        throw isRpc(error) ? error : failed(endpoint, `its answer was cut (${String(error)})`)
+        throw isRpc(error) ? error : failed(endpoint, `its answer was cut (${describe(error)})`)
       })
       if (!chunk.done) {
         total += chunk.value.byteLength
@@ -159,4 +159,9 @@ export function failed(endpoint: UpstreamEndpoint, why: string): McpRpcError {
     rpcCodes.upstreamFailed,
     endpoint.auth.scrub(`MCP server "${endpoint.id}" failed: ${why}`),
   )
+}
+
+/** A thrown value's text: an error's message, anything else as JSON. */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : stringOf(error)
 }

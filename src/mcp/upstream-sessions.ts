@@ -1,4 +1,4 @@
-import { isJsonObject } from '../internal/json'
+import { isJsonObject, stringOf } from '../internal/json'
 import { McpRpcError, rpcCodes } from './json-rpc'
 import type { McpSession, McpSessionStore } from './session-store'
 import { failed, postUpstream, UpstreamSessionGone, type UpstreamEndpoint } from './upstream-http'
@@ -45,13 +45,13 @@ export function createUpstreamSessions(store: McpSessionStore) {
       ),
     )
     const value = `${version} ${sessionId}`
-    session.upstream[endpoint.id] = value
+    session.upstream.set(endpoint.id, value)
     await store.setUpstream(session.id, endpoint.id, value)
     return value
   }
 
   async function context(session: McpSession, endpoint: UpstreamEndpoint, signal: AbortSignal) {
-    const value = session.upstream[endpoint.id] ?? (await open(session, endpoint, signal))
+    const value = session.upstream.get(endpoint.id) ?? (await open(session, endpoint, signal))
     const space = value.indexOf(' ')
     return { protocolVersion: value.slice(0, space), sessionId: value.slice(space + 1), signal }
   }
@@ -76,7 +76,7 @@ export function createUpstreamSessions(store: McpSessionStore) {
         return reply.messages
       } catch (error) {
         if (!(error instanceof UpstreamSessionGone)) throw error
-        delete session.upstream[endpoint.id]
+        session.upstream.delete(endpoint.id)
         const reply = await postUpstream(
           endpoint,
           message,
@@ -101,7 +101,7 @@ export function createUpstreamSessions(store: McpSessionStore) {
         if (isJsonObject(error)) {
           throw new McpRpcError(
             typeof error['code'] === 'number' ? error['code'] : rpcCodes.upstreamFailed,
-            endpoint.auth.scrub(String(error['message'] ?? 'error')),
+            endpoint.auth.scrub(stringOf(error['message'] ?? 'error')),
           )
         }
         const result = reply['result']
@@ -112,7 +112,7 @@ export function createUpstreamSessions(store: McpSessionStore) {
     /** Ends the session's upstream sessions (client `DELETE`); failures are ignored. */
     async close(session: McpSession, endpoints: ReadonlyMap<string, UpstreamEndpoint>) {
       await Promise.allSettled(
-        Object.entries(session.upstream).map(async ([server, value]) => {
+        [...session.upstream].map(async ([server, value]) => {
           const endpoint = endpoints.get(server)
           const sessionId = value.slice(value.indexOf(' ') + 1)
           if (endpoint === undefined || sessionId === '') return

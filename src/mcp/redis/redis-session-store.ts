@@ -1,4 +1,4 @@
-import { isJsonObject, parseJson } from '../../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../../internal/json'
 import type { McpSession, McpSessionStore } from '../session-store'
 
 /** The one method of a Redis client the session store needs (`RedisScriptClient` has it). */
@@ -44,19 +44,19 @@ export function createRedisMcpSessionStore(options: RedisMcpSessionStoreOptions)
       if (!Array.isArray(reply) || reply.length === 0) return undefined
       const fields = new Map<string, string>()
       for (let i = 0; i + 1 < reply.length; i += 2)
-        fields.set(String(reply[i]), String(reply[i + 1]))
+        fields.set(stringOf(reply[i]), stringOf(reply[i + 1]))
       const meta = parseJson(fields.get('meta') ?? '')
       if (!meta.ok || !isJsonObject(meta.value)) return undefined
       const session = meta.value as unknown as McpSession
-      session.upstream = {}
+      session.upstream = new Map()
       for (const [field, value] of fields) {
-        if (field.startsWith('u:')) session.upstream[field.slice(2)] = value
+        if (field.startsWith('u:')) session.upstream.set(field.slice(2), value)
       }
       return session
     },
     async put(session) {
       const { upstream, ...meta } = session
-      const pairs = Object.entries(upstream).flatMap(([server, value]) => [`u:${server}`, value])
+      const pairs = [...upstream].flatMap(([server, value]) => [`u:${server}`, value])
       await options.client.eval(
         putScript,
         [keyOf(session.id)],

@@ -13,6 +13,7 @@ import { createPostgresLedger, type PostgresLedger } from '../../postgres/ledger
 import { assertMigrated, migrate, type MigrationResult } from '../../postgres/migrate'
 import { createPgListener } from '../../postgres/pg-listener'
 import { createRedisResponseStore } from '../../redis/redis-response-store'
+import { createRedisMcpSessionStore } from '../../mcp/redis/redis-session-store'
 import { createRedisCircuitStore } from '../../redis/redis-circuit-store'
 import type { CircuitStore } from '../../failover/circuit-store'
 import { ledgerReseed } from '../../postgres/ledger-reseed'
@@ -26,6 +27,7 @@ import { openPostgresPool, type PostgresPool } from './postgres-pool'
 import { describeError } from '../../postgres/loud-log'
 import { redactUrl } from './redact-url'
 import { closeNodeRedis, connectNodeRedis, nodeRedisScriptClient } from './redis-connection'
+import type { RedisScriptClient } from '../../redis/redis-client'
 
 /** Options of `connectState` and `createGatewayWithState`. */
 export type ConnectStateOptions = {
@@ -49,6 +51,10 @@ export type ConnectedState = {
   usageMeter?: UsageMeter
   /** With `redis`: the Responses store every instance shares. */
   responseStore?: ResponseStore
+  /** The Redis client of `state.redis`, for the parts built with the gateway (MCP sessions). */
+  redisClient?: RedisScriptClient
+  /** The namespace of `state.prefix`. */
+  prefix?: string | undefined
   /** With `redis`: where every instance shares its open circuits. */
   circuitStore?: CircuitStore
   keyStore?: PostgresKeyStore
@@ -150,6 +156,8 @@ export async function connectState(
       redis: () => redis.eval('return 1', { keys: [], arguments: [] }),
     },
     usageMeter,
+    redisClient: nodeRedisScriptClient(redis),
+    prefix: state.prefix,
     responseStore: createRedisResponseStore({
       client: nodeRedisScriptClient(redis),
       prefix: state.prefix,
@@ -287,6 +295,18 @@ export async function createGatewayWithState(
       ...(state.circuitStore === undefined || config.circuitStore !== undefined
         ? {}
         : { circuitStore: state.circuitStore }),
+      // MCP sessions go where the other shared state is, so any instance serves any session.
+      ...(state.redisClient === undefined ||
+      config.mcp === undefined ||
+      config.mcpSessionStore !== undefined
+        ? {}
+        : {
+            mcpSessionStore: createRedisMcpSessionStore({
+              client: state.redisClient,
+              prefix: state.prefix,
+              ttlSeconds: config.mcp.sessionTtlSeconds ?? 3600,
+            }),
+          }),
     })
   } catch (error) {
     await state.close()
