@@ -27,7 +27,6 @@ export function buildMcpSchema() {
           z.maxLength(64),
         ),
       url: z.optional(z.string().check(z.regex(/^https?:\/\/\S+$/, 'expected an http(s) URL'))),
-      transport: z.optional(z.enum(['streamable-http', 'sse'])),
       headers: z.optional(header),
       oauth: z.optional(
         z.strictObject({

@@ -32,7 +32,12 @@ export type McpGatewayOptions = {
 export function createMcpGateway(config: McpConfig, options: McpGatewayOptions): McpGateway {
   const endpoints = new Map<string, UpstreamEndpoint>()
   for (const server of config.servers) {
-    if (server.url === undefined) continue
+    if (server.url === undefined) {
+      // Refused loudly rather than left out: a server the config names is never silently absent.
+      throw new Error(
+        `mcp.servers: "${server.id}" names a command; stdio servers are not served by this version (give its url).`,
+      )
+    }
     endpoints.set(server.id, {
       id: server.id,
       url: server.url,

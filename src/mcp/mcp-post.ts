@@ -1,14 +1,14 @@
 import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
-import { isJsonObject, parseJson, stringOf } from '../internal/json'
+import { parseJson } from '../internal/json'
 import { aggregateList, isListMethod } from './aggregate'
-import { forward, rpcAnswer, type Forwarded } from './forward'
+import { forward, rpcAnswer } from './forward'
+import { route } from './mcp-targets'
 import { McpRpcError, readMessage, resultResponse, rpcCodes, type JsonRpcMessage } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
-import { exposedUri, splitName, splitUri } from './names'
 import { grantsOf, mcpAllowed, type McpGrants } from './permissions'
-import { findSession, openSession, requireVersionHeader } from './session-access'
+import { checkOrigin, findSession, openSession, requireVersionHeader } from './session-access'
 import type { McpSession } from './session-store'
 
 /**
@@ -21,6 +21,7 @@ export async function handleMcpPost(
   scope: AuthedScope,
 ): Promise<GatewayAnswer> {
   const headers = scope.request.headers
+  checkOrigin(scope)
   const type = headers.get('content-type') ?? ''
   if (!/^application\/json\b/i.test(type.trim())) {
     throw new GatewayError('invalid_request', 'Content-Type must be application/json.', {
@@ -87,108 +88,39 @@ export async function handleMcpPost(
     answer.headers.set('cache-control', 'private, no-store')
     return answer
   }
+  if (method === 'logging/setLevel') {
+    await setLevel(gateway, session, grants, params)
+    return jsonAnswer(resultResponse(id, {}))
+  }
   const target = route(gateway, session, grants, method, params)
   if ('error' in target) return rpcAnswer(id, target.error)
   return forward(gateway, runtime, scope, session, { id, method, ...target }, sse)
 }
 
-/** Whether a server exists and the key may use something of it (else it is not found). */
-function serverVisible(gateway: McpGateway, grants: McpGrants | undefined, server: string) {
-  return gateway.endpoints.has(server) && mcpAllowed(grants, server, 'server')
-}
-
-/**
- * The server and upstream params of a request the gateway forwards. A tool, prompt or resource
- * that does not exist and one the key may not use get the same answer, so guessing a name tells
- * nothing; `tools/call` asks the same `mcpAllowed` that filtered `tools/list`.
- */
-function route(
+/** `logging/setLevel` goes to every server of the session the key may use; failures are ignored. */
+async function setLevel(
   gateway: McpGateway,
   session: McpSession,
   grants: McpGrants | undefined,
-  method: string,
   params: Record<string, unknown>,
-): Omit<Forwarded, 'id' | 'method'> | { error: { code: number; message: string } } {
-  const scoped = session.server
-  switch (method) {
-    case 'tools/call':
-    case 'prompts/get': {
-      const kind = method === 'tools/call' ? 'tool' : 'prompt'
-      const name = params['name']
-      const split = typeof name === 'string' ? splitName(name, scoped) : undefined
-      const endpoint = split === undefined ? undefined : gateway.endpoints.get(split.server)
-      if (
-        split === undefined ||
-        endpoint === undefined ||
-        !mcpAllowed(grants, split.server, kind, split.name)
-      ) {
-        return {
-          error: {
-            code: rpcCodes.invalidParams,
-            message: `Unknown ${kind}: ${stringOf(name).slice(0, 200)}`,
-          },
-        }
-      }
-      return {
-        endpoint,
-        params: { ...params, name: split.name },
-        ...(kind === 'tool'
-          ? { tool: { server: split.server, tool: split.name, callId: '' } }
-          : {}),
-        mapResult: (result) => (scoped === undefined ? rewriteLinks(result, split.server) : result),
-      }
-    }
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe': {
-      const uri = params['uri']
-      const split = typeof uri === 'string' ? splitUri(uri, scoped) : undefined
-      const endpoint = split === undefined ? undefined : gateway.endpoints.get(split.server)
-      if (
-        split === undefined ||
-        endpoint === undefined ||
-        !mcpAllowed(grants, split.server, 'resource')
-      ) {
-        return {
-          error: { code: -32002, message: `Resource not found: ${stringOf(uri).slice(0, 200)}` },
-        }
-      }
-      return {
-        endpoint,
-        params: { ...params, uri: split.uri },
-        mapResult: (result) => (scoped === undefined ? rewriteLinks(result, split.server) : result),
-      }
-    }
-    default:
-      return {
-        error: {
-          code: rpcCodes.methodNotFound,
-          message: `Method not found: ${method.slice(0, 200)}`,
-        },
-      }
-  }
+): Promise<void> {
+  const signal = AbortSignal.timeout(gateway.config.callTimeoutMs)
+  await Promise.allSettled(
+    [...gateway.endpoints.values()]
+      .filter(
+        (endpoint) =>
+          (session.server === undefined || endpoint.id === session.server) &&
+          mcpAllowed(grants, endpoint.id, 'server'),
+      )
+      .map((endpoint) =>
+        gateway.upstreams.call(session, endpoint, 'logging/setLevel', params, signal),
+      ),
+  )
 }
 
-/** Rewrites the `uri` of a result's contents and `resource_link` blocks into the gateway's URIs. */
-function rewriteLinks(result: Record<string, unknown>, server: string): Record<string, unknown> {
-  const rewrite = (list: unknown) =>
-    Array.isArray(list) ? list.map((block: unknown) => rewriteBlock(block, server)) : list
-  const rewritten = { ...result }
-  if (Array.isArray(result['content'])) rewritten['content'] = rewrite(result['content'])
-  if (Array.isArray(result['contents'])) rewritten['contents'] = rewrite(result['contents'])
-  return rewritten
-}
-
-/** One content block with its URI (or its embedded resource's) in the gateway's form. */
-function rewriteBlock(block: unknown, server: string): unknown {
-  if (!isJsonObject(block)) return block
-  const uri = block['uri']
-  if (typeof uri === 'string') return { ...block, uri: exposedUri(server, uri, false) }
-  const resource = block['resource']
-  if (isJsonObject(resource) && typeof resource['uri'] === 'string') {
-    return { ...block, resource: { ...resource, uri: exposedUri(server, resource['uri'], false) } }
-  }
-  return block
+/** Whether a server exists and the key may use something of it (else it is not found). */
+function serverVisible(gateway: McpGateway, grants: McpGrants | undefined, server: string) {
+  return gateway.endpoints.has(server) && mcpAllowed(grants, server, 'server')
 }
 
 /**

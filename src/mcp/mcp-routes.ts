@@ -4,7 +4,7 @@ import type { RouteDefinition } from '../handlers/route-definition'
 import { errorResponse, rpcCodes } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
 import { handleMcpPost } from './mcp-post'
-import { findSession } from './session-access'
+import { checkOrigin, findSession } from './session-access'
 
 /** Every gateway error on the MCP routes as a JSON-RPC error body, with the error's HTTP status. */
 export function renderMcpError(error: GatewayError, _requestId: string): GatewayAnswer {
@@ -65,6 +65,7 @@ export function mcpRoutes(gateway: McpGateway): RouteDefinition[] {
       paths,
       errors: renderMcpError,
       handler: async (_runtime, scope) => {
+        checkOrigin(scope)
         const session = await findSession(gateway, scope, scope.pathId)
         await gateway.sessions.delete(session.id)
         scope.waitUntil(gateway.upstreams.close(session, gateway.endpoints))

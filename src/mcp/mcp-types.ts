@@ -16,8 +16,6 @@ export type McpServerConfig = {
   id: string
   /** Its Streamable HTTP endpoint; absent for a stdio server (`command`). */
   url?: string | undefined
-  /** `streamable-http` (default) or `sse`, the older HTTP+SSE transport. */
-  transport?: 'streamable-http' | 'sse' | undefined
   /** Static headers sent upstream (an API key); never shown to clients, scrubbed from errors. */
   headers?: Readonly<Record<string, string>> | undefined
   oauth?: McpOAuthConfig | undefined

@@ -67,3 +67,21 @@ export function requireVersionHeader(headers: RequestHeaders): void {
     )
   }
 }
+
+/**
+ * DNS rebinding protection (the transport's MUST): a browser's `Origin` must name the host the
+ * request was sent to, else 403. Requests without `Origin` (SDKs, CLIs) pass; browser apps on
+ * other origins are served through the gateway's `cors` policy, which answers their preflight.
+ */
+export function checkOrigin(scope: AuthedScope): void {
+  const origin = scope.request.headers.get('origin')
+  if (origin === null) return
+  let host: string | undefined
+  try {
+    host = new URL(origin).host
+  } catch {
+    host = undefined
+  }
+  if (host === scope.url.host) return
+  throw new GatewayError('permission', 'Forbidden: the Origin does not match the host.')
+}

@@ -83,7 +83,7 @@ describe('migrate', () => {
         model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
       VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
     expect(await schemaVersion(options)).toBe(1)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 4/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 5/)
 
     const upgraded = await migrate(options)
     expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4])
@@ -115,7 +115,7 @@ describe('migrate', () => {
       INSERT INTO money.mg_api_keys (id, public_id, secret_hash)
       VALUES ('old-key', 'pub123456789', '${'0'.repeat(64)}');`)
     expect(await schemaVersion(options)).toBe(2)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 4/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 5/)
 
     const upgraded = await migrate(options)
     expect(upgraded.applied).toEqual([
@@ -124,6 +124,7 @@ describe('migrate', () => {
         name: 'token categories, cost and price of each request; key budgets in money',
       },
       { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
+      { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).
