@@ -20,8 +20,13 @@ beforeAll(async () => {
 afterAll(() => database.drop())
 
 /** SQL that takes a schema back to what version 3 made. */
+function undoVersion5(schema: string): string {
+  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN kind;`
+}
+
 function undoVersion4(schema: string): string {
-  return `DROP TABLE ${schema}.mg_teams, ${schema}.mg_usage_daily_team;
+  return `${undoVersion5(schema)}
+    DROP TABLE ${schema}.mg_teams, ${schema}.mg_usage_daily_team;
     ALTER TABLE ${schema}.mg_api_keys DROP COLUMN team;
     ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN team, DROP COLUMN end_user;`
 }
@@ -54,7 +59,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4])
+    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4, 5])
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -69,7 +74,7 @@ describe('migrate', () => {
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(4)
+    expect(rows).toHaveLength(5)
   })
 
   it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
@@ -86,7 +91,7 @@ describe('migrate', () => {
     await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 5/)
 
     const upgraded = await migrate(options)
-    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4])
+    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4, 5])
     await assertMigrated(options)
     const { rows } = await database.pool.query(
       'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
@@ -283,12 +288,18 @@ describe('migrate', () => {
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
       expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
-        1, 2, 3, 4,
+        1, 2, 3, 4, 5,
       ])
       const { rows } = await database.pool.query(
         'SELECT version FROM racing.mg_migrations ORDER BY version',
       )
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }])
+      expect(rows).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+      ])
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }
