@@ -84,7 +84,10 @@ export async function forward(
   )
   const onClientGone = () => controller.abort(new McpRpcError(rpcCodes.requestTimeout, 'cancelled'))
   scope.request.signal.addEventListener('abort', onClientGone, { once: true })
-  const span = tool === undefined ? undefined : scope.trace?.startTool?.({ ...tool, callId: String(request.id) })
+  const span =
+    tool === undefined
+      ? undefined
+      : scope.trace?.startTool?.({ ...tool, callId: String(request.id) })
   let finished = false
   const finish = (outcome: 'ok' | 'error' | 'aborted', error?: RpcError) => {
     if (finished) return
