@@ -24,7 +24,7 @@ const layers = [
   ['intercept', ['^src/intercept/', '^src/cache/']],
   ['runtime', ['^src/gateway-runtime[.]ts$']],
   ['relay', ['^src/relay/']],
-  ['handlers', ['^src/handlers/']],
+  ['handlers', ['^src/handlers/', '^src/mcp/(?!redis/)']],
   [
     'gateway',
     [
@@ -35,7 +35,7 @@ const layers = [
       '^src/extend[.]ts$',
     ],
   ],
-  ['adapters', ['^src/redis/', '^src/postgres/', '^src/console/', '^src/node/']],
+  ['adapters', ['^src/mcp/redis/', '^src/redis/', '^src/postgres/', '^src/console/', '^src/node/']],
 ]
 
 const upward = layers.slice(0, -1).map(([name, paths], index) => ({

@@ -22,6 +22,7 @@ import { createCacheStats } from './cache/cache-stats'
 import { createScrubbers, secretsOf } from './upstream/secret-scrubber'
 import type { BudgetAlert } from './usage/budget-alert'
 import { createMemoryUsageMeter } from './usage/memory-usage-meter'
+import { createMcpGateway, type McpGateway } from './mcp/mcp-gateway'
 
 /** A gateway's parts, built once from its validated config by `assembleGateway`. */
 export type GatewayParts = {
@@ -32,6 +33,8 @@ export type GatewayParts = {
   configKeys: Promise<readonly ConfigKey[]>
   /** The key store once it is built, so that a request skips the promise after that. */
   keyStoreReady(): KeyStore | undefined
+  /** The MCP gateway, when the config has an `mcp` section. */
+  mcp: McpGateway | undefined
   /** Hashes presented keys with `hash` from now on, unless the config named its own `hashKey`. */
   preferKeyHash(hash: KeyHasher): void
 }
@@ -125,6 +128,14 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
     lifecycle,
     configKeys: configKeysPromise,
     keyStoreReady: () => keyStoreReady,
+    mcp:
+      valid.mcp === undefined
+        ? undefined
+        : createMcpGateway(valid.mcp, {
+            fetch: valid.fetch ?? ((input, init) => fetch(input, init)),
+            now,
+            sessionStore: valid.mcpSessionStore,
+          }),
     preferKeyHash(hash) {
       if (valid.hashKey === undefined) keyHash = hash
     },

@@ -8,6 +8,7 @@ import type { AuthedScope, RequestScope } from './gateway-runtime'
 import { withKeyTeam, type KeyWithTeam } from './auth/key-team'
 import { checkEndUser, headerEndUser } from './relay/end-user'
 import { builtInRoutes } from './handlers/built-in-routes'
+import { mcpRoutes } from './mcp/mcp-routes'
 import { createCorsPolicy } from './http/cors'
 import type { GatewayAnswer } from './http/gateway-answer'
 import type { GatewayRequest } from './http/gateway-request'
@@ -51,7 +52,9 @@ export function createGatewayHandle(valid: ValidGatewayConfig, parts: GatewayPar
     async () => await parts.selector.health(),
     now,
   )
-  const routes = compileRoutes(builtInRoutes)
+  const routes = compileRoutes(
+    parts.mcp === undefined ? builtInRoutes : [...builtInRoutes, ...mcpRoutes(parts.mcp)],
+  )
   const cors =
     valid.cors === undefined
       ? undefined

@@ -34,6 +34,16 @@ export type PerUserLimits = {
   budgets?: readonly MoneyBudget[] | undefined
 }
 
+/**
+ * What a key (or its team) may use of the MCP gateway (`keys[].mcp`, `teams[].mcp`), as `*`
+ * patterns: server ids and prefixed tool names (`{server}__{tool}`). Deny by default: no grant,
+ * or an empty one, allows nothing (see `mcpAllowed`).
+ */
+export type McpGrant = {
+  servers?: readonly string[] | undefined
+  tools?: readonly string[] | undefined
+}
+
 /** What the gateway knows about an API key. It never holds the key itself. */
 export type KeyRecord = {
   /** Stable identifier, used in usage records and events. */
@@ -60,6 +70,8 @@ export type KeyRecord = {
   perUser?: PerUserLimits | undefined
   /** × the price of every request, after the group's multiplier (default 1). */
   priceMultiplier?: number | undefined
+  /** The MCP servers and tools the key may use; `undefined`: none (unless its team grants). */
+  mcp?: McpGrant | undefined
   /** A disabled key is refused with 401. */
   disabled?: boolean | undefined
   /** When the key was revoked (database and console keys): refused with 401, told it was revoked. */

@@ -1,5 +1,5 @@
 import type { MaybePromise } from '../internal/maybe-promise'
-import type { KeyLimits, MoneyBudget } from './key-store'
+import type { KeyLimits, McpGrant, MoneyBudget } from './key-store'
 
 export type { PerUserLimits } from './key-store'
 
@@ -25,6 +25,11 @@ export type Team = {
   limits?: KeyLimits | undefined
   /** Money budgets shared by the team's keys; absent or empty: none. */
   budgets?: readonly MoneyBudget[] | undefined
+  /**
+   * The MCP servers and tools the team's keys may use: a key of the team must be allowed by both
+   * its own grant (when it has one) and the team's.
+   */
+  mcp?: McpGrant | undefined
 }
 
 /** The organisation above every team and key (`organisation.budget` in the config). */

@@ -165,6 +165,7 @@ async function hashEntry(entry: KeyConfig, hashKey: KeyHasher): Promise<ConfigKe
       priceMultiplier: entry.priceMultiplier,
       team: entry.team,
       perUser: perUserOf(entry),
+      mcp: entry.mcp,
       disabled: entry.disabled,
       expiresAt: entry.expiresAt === undefined ? undefined : new Date(entry.expiresAt),
     },

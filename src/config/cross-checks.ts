@@ -26,7 +26,12 @@ export function crossFieldChecks() {
 }
 
 function checkConfigParts(config: Record<string, unknown>, issue: Report): void {
-  if ((config.groups === undefined) === (config.groupRegistry === undefined)) {
+  // A gateway of tool servers alone (`mcp`) needs no model group.
+  const noGroups = config.groups === undefined && config.groupRegistry === undefined
+  if (
+    (config.groups !== undefined && config.groupRegistry !== undefined) ||
+    (noGroups && config.mcp === undefined)
+  ) {
     issue(['groups'], 'give exactly one of "groups" or "groupRegistry"')
   }
   if (config.keys === undefined && config.keyStore === undefined) {

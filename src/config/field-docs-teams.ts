@@ -76,4 +76,12 @@ export const teamFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   },
   ...limitDocs('keys[].perUser.limits', 'each end user of the key'),
   ...budgetDocs('keys[].perUser.budget', 'each end user of the key'),
+  'teams[].mcp': {
+    text: "The MCP servers and tools the team's keys may use: a key of the team is allowed a tool only when its own grant (if it has one) and the team's both allow it.",
+    defaultText: 'none',
+  },
+  'teams[].mcp.servers':
+    'Server ids (`*` patterns) whose tools, prompts and resources are allowed.',
+  'teams[].mcp.tools':
+    'Prefixed tool names (`{server}__{tool}`, `*` patterns); with `servers`, they narrow it.',
 }

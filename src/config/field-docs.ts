@@ -15,6 +15,7 @@ import { telemetryFieldDocs } from './field-docs-telemetry'
 import { groupFieldDocs } from './field-docs-groups'
 import { spendFieldDocs } from './field-docs-spend'
 import { teamFieldDocs } from './field-docs-teams'
+import { mcpFieldDocs } from './field-docs-mcp'
 
 export type { FieldDoc } from './field-doc'
 
@@ -23,6 +24,7 @@ export const configFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   ...groupFieldDocs,
   ...spendFieldDocs,
   ...teamFieldDocs,
+  ...mcpFieldDocs,
   ...consoleFieldDocs,
   ...telemetryFieldDocs,
   $schema:

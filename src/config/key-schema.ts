@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { checkAlways } from '../internal/check-always'
+import { buildMcpGrantSchema } from './mcp-schema'
 import { nonNegativeInt, positiveInt } from './schema-parts'
 import type { buildSpendSchemas } from './spend-schema'
 
@@ -41,6 +42,8 @@ export function buildKeyEntrySchema(spend: ReturnType<typeof buildSpendSchemas>)
       perUser: z.optional(
         z.strictObject({ limits: z.optional(keyLimits), budget: z.optional(spend.budgets) }),
       ),
+      /** The MCP servers and tools the key may use (deny by default). */
+      mcp: z.optional(buildMcpGrantSchema()),
       disabled: z.optional(z.boolean()),
       expiresAt: z.optional(z.iso.datetime({ offset: true })),
     })

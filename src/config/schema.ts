@@ -26,6 +26,8 @@ import { buildSpendSchemas } from './spend-schema'
 import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-schema'
 import type { BudgetAlert } from '../usage/budget-alert'
 import type { CallInterceptor } from '../intercept/call-interceptor'
+import type { McpSessionStore } from '../mcp/session-store'
+import { buildMcpSchema } from './mcp-schema'
 
 /** A call interceptor's shape, as far as a config check can see it. */
 const isInterceptor = (value: unknown): boolean =>
@@ -92,6 +94,10 @@ function buildConfigSchemas() {
       maxStreamMs: z.optional(positiveInt()),
       maxInFlight: z.optional(positiveInt()),
       forwardHeaders: z._default(z.array(headerName), () => [...defaultForwardHeaders]),
+      /** The MCP gateway: one endpoint in front of the organisation's tool servers. */
+      mcp: z.optional(buildMcpSchema()),
+      /** Where MCP sessions are kept (default: memory; `state.redis` gives the Redis one). */
+      mcpSessionStore: z.optional(plugin<McpSessionStore>('setUpstream', 'McpSessionStore')),
       /** Browser apps: which origins may call the gateway (off when absent). */
       cors: z.optional(buildCorsSchema()),
       /** The web console (`model-gateway/console`): validated here, served by `createConsole`. */

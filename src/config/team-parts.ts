@@ -30,6 +30,7 @@ export function teamOf(entry: TeamConfig): Team {
     quotaTokens: entry.quota?.tokens,
     limits: entry.limits,
     budgets: budgetList(entry.budget),
+    mcp: entry.mcp,
   }
 }
 

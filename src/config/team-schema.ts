@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { buildKeyLimitsSchema } from './key-schema'
+import { buildMcpGrantSchema } from './mcp-schema'
 import { nonNegativeInt } from './schema-parts'
 import type { buildSpendSchemas } from './spend-schema'
 
@@ -16,6 +17,7 @@ export function buildTeamSchemas(spend: ReturnType<typeof buildSpendSchemas>) {
     quota: z.optional(z.strictObject({ tokens: z.optional(nonNegativeInt()) })),
     limits: z.optional(buildKeyLimitsSchema()),
     budget: z.optional(spend.budgets),
+    mcp: z.optional(buildMcpGrantSchema()),
   })
   const organisation = z.strictObject({ budget: z.optional(spend.budgets) })
   return { team, organisation }

@@ -22,10 +22,21 @@ export type RequestTrace = {
   readonly spanId: string | undefined
   /** An upstream attempt starts: its span, a child of the request's. */
   startAttempt(start: AttemptStart): AttemptTrace
+  /** An MCP tool call starts: its `execute_tool` span, a child of the request's. */
+  startTool?(start: ToolStart): ToolTrace
   /** Something the request waited for or passed over: an event on the request span. */
   note(note: RequestNote): void
   /** The request is complete (a stream: when it ended), with its final event. */
   end(event: RequestEvent): void
+}
+
+/** An MCP tool call: its server, the tool's name there, and the call's JSON-RPC id. */
+export type ToolStart = { server: string; tool: string; callId: string }
+
+/** The telemetry of one tool call. */
+export type ToolTrace = {
+  /** The call is over; `error` is the JSON-RPC error code (or `tool_error`) when it failed. */
+  end(result: { error?: string | undefined }): void
 }
 
 /** What is known of an attempt when it starts. */

@@ -36,6 +36,8 @@ export type LedgerRow = {
   /** Schema version 4: the key's team and the request's end user, when there are. */
   team: string | null
   end_user: string | null
+  /** Schema version 5: `tool` for an MCP tool call, null for a model call. */
+  kind: string | null
 }
 
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
@@ -79,11 +81,15 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
       usage === undefined ? null : (whole(usage.cacheWrite1hInputTokens) ?? null),
     reasoning_tokens: usage === undefined ? null : (whole(usage.reasoningTokens) ?? null),
     // A record without a cost (an unpriced model, or a meter that predates prices) is unpriced.
-    cost_nano: cost === undefined ? null : (whole(cost.nanoUsd) ?? null),
-    list_cost_nano: cost === undefined ? null : (whole(cost.listNanoUsd) ?? null),
+    // A tool call costs nothing (it is not unpriced): 0, so the rollups count it as priced.
+    cost_nano:
+      record.kind === 'tool' ? 0 : cost === undefined ? null : (whole(cost.nanoUsd) ?? null),
+    list_cost_nano:
+      record.kind === 'tool' ? 0 : cost === undefined ? null : (whole(cost.listNanoUsd) ?? null),
     price: cost === undefined ? null : cost.price,
     team: optionalText(record.team),
     end_user: optionalText(record.endUser),
+    kind: record.kind ?? null,
   }
 }
 
@@ -127,7 +133,7 @@ const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id
   status smallint, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
   total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb,
   cache_write_input_tokens bigint, cache_write_1h_input_tokens bigint, reasoning_tokens bigint,
-  cost_nano bigint, list_cost_nano bigint, price jsonb, team text, end_user text`
+  cost_nano bigint, list_cost_nano bigint, price jsonb, team text, end_user text, kind text`
 
 const sumColumns = [
   'input_tokens',
@@ -187,13 +193,13 @@ export function insertBatchSql(tables: Tables): string {
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
     cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price, team, end_user)
+    list_cost_nano, price, team, end_user, kind)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
     output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
     timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price, team, end_user
+    list_cost_nano, price, team, end_user, kind
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
   RETURNING key_id, team, ended_at, model, outcome, ${sumColumns.join(', ')}

@@ -36,6 +36,9 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   rewritten). `usage_daily_team` rolls up each team's requests per key, UTC day and model in the
  *   same statement as the other rollup; `usage_daily` is left as it is, so a gateway of version 3
  *   still writes to a version 4 database during a rolling upgrade (its rows have no team).
+ * - MCP tool calls (version 5): ledger rows gain `kind` (`tool` for a tool call of the MCP
+ *   gateway, null for a model call). A tool call's row names the server as `provider_id`, the
+ *   prefixed tool as `model` and the tool as `upstream_model`, with no tokens and a cost of 0.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -179,6 +182,15 @@ CREATE TABLE ${t.teamDaily} (
   PRIMARY KEY (team, day, key_id, model)
 );
 CREATE INDEX "${t.prefix}_usage_daily_team_day" ON ${t.teamDaily} (day);`,
+  },
+  {
+    version: 5,
+    name: 'the kind of a ledger row: tool for an MCP tool call',
+    // Nullable without a default (null: a model call): no row is rewritten. The partial index
+    // serves "who called which tool" without growing with model calls.
+    sql: (t) => `ALTER TABLE ${t.ledger} ADD COLUMN kind text;
+CREATE INDEX "${t.prefix}_usage_ledger_tool_calls" ON ${t.ledger} (key_id, ended_at)
+  WHERE kind = 'tool';`,
   },
 ]
 

@@ -63,6 +63,8 @@ export type UsageRecord = {
   cached?: boolean | undefined
   /** A cache hit's saving: the original call's cost (`null` unpriced). */
   savedCost?: UsageCost | null | undefined
+  /** `tool` for an MCP tool call (no tokens, no upstream model); absent for a model call. */
+  kind?: 'tool' | undefined
 }
 
 /**

@@ -20,8 +20,13 @@ beforeAll(async () => {
 afterAll(() => database.drop())
 
 /** SQL that takes a schema back to what version 3 made. */
+function undoVersion5(schema: string): string {
+  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN kind;`
+}
+
 function undoVersion4(schema: string): string {
-  return `DROP TABLE ${schema}.mg_teams, ${schema}.mg_usage_daily_team;
+  return `${undoVersion5(schema)}
+    DROP TABLE ${schema}.mg_teams, ${schema}.mg_usage_daily_team;
     ALTER TABLE ${schema}.mg_api_keys DROP COLUMN team;
     ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN team, DROP COLUMN end_user;`
 }
@@ -54,7 +59,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4])
+    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4, 5])
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -69,7 +74,7 @@ describe('migrate', () => {
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(4)
+    expect(rows).toHaveLength(5)
   })
 
   it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
@@ -83,10 +88,10 @@ describe('migrate', () => {
         model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
       VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
     expect(await schemaVersion(options)).toBe(1)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 4/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 5/)
 
     const upgraded = await migrate(options)
-    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4])
+    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4, 5])
     await assertMigrated(options)
     const { rows } = await database.pool.query(
       'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
@@ -115,7 +120,7 @@ describe('migrate', () => {
       INSERT INTO money.mg_api_keys (id, public_id, secret_hash)
       VALUES ('old-key', 'pub123456789', '${'0'.repeat(64)}');`)
     expect(await schemaVersion(options)).toBe(2)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 4/)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 5/)
 
     const upgraded = await migrate(options)
     expect(upgraded.applied).toEqual([
@@ -124,6 +129,7 @@ describe('migrate', () => {
         name: 'token categories, cost and price of each request; key budgets in money',
       },
       { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
+      { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).
@@ -282,12 +288,18 @@ describe('migrate', () => {
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
       expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
-        1, 2, 3, 4,
+        1, 2, 3, 4, 5,
       ])
       const { rows } = await database.pool.query(
         'SELECT version FROM racing.mg_migrations ORDER BY version',
       )
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }])
+      expect(rows).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+      ])
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }

@@ -12,6 +12,7 @@ import type { TeamStore } from '../../auth/team'
 import { createPostgresLedger, type PostgresLedger } from '../../postgres/ledger'
 import { assertMigrated, migrate, type MigrationResult } from '../../postgres/migrate'
 import { createPgListener } from '../../postgres/pg-listener'
+import { createRedisMcpSessionStore } from '../../mcp/redis/redis-session-store'
 import type { CircuitStore } from '../../failover/circuit-store'
 import { ledgerReseed } from '../../postgres/ledger-reseed'
 import type { ResponseCacheStore } from '../../cache/cache-store'
@@ -26,6 +27,7 @@ import { redactUrl } from './redact-url'
 import { connectRedisState, type RedisState } from './state-redis'
 import type { RedisTopology } from './redis-topology'
 import { withStateHealth, type GatewayHealthWithState } from './state-health'
+import type { RedisScriptClient } from '../../redis/redis-client'
 
 /** Options of `connectState` and `createGatewayWithState`. */
 export type ConnectStateOptions = {
@@ -51,6 +53,10 @@ export type ConnectedState = {
   responseStore?: ResponseStore
   /** With `redis`: the response cache every instance shares. */
   responseCache?: ResponseCacheStore
+  /** The Redis client of `state.redis`, for the parts built with the gateway (MCP sessions). */
+  redisClient?: RedisScriptClient
+  /** The namespace of `state.prefix`. */
+  prefix?: string | undefined
   /** With `redis`: where every instance shares its open circuits. */
   circuitStore?: CircuitStore
   keyStore?: PostgresKeyStore
@@ -145,6 +151,8 @@ export async function connectState(
     redisConnected: connection.connected,
     redisTopology: connection.topology,
     checks: { ...postgres.checks, redis: connection.ready },
+    redisClient: connection.client,
+    prefix: state.prefix,
     async close() {
       await postgres.close()
       await connection.close()
@@ -278,6 +286,18 @@ export async function createGatewayWithState(
       ...(state.circuitStore === undefined || config.circuitStore !== undefined
         ? {}
         : { circuitStore: state.circuitStore }),
+      // MCP sessions go where the other shared state is, so any instance serves any session.
+      ...(state.redisClient === undefined ||
+      config.mcp === undefined ||
+      config.mcpSessionStore !== undefined
+        ? {}
+        : {
+            mcpSessionStore: createRedisMcpSessionStore({
+              client: state.redisClient,
+              prefix: state.prefix,
+              ttlSeconds: config.mcp.sessionTtlSeconds ?? 3600,
+            }),
+          }),
     })
   } catch (error) {
     await state.close()

@@ -13,6 +13,8 @@ import type {
   AttemptTrace,
   RequestNote,
   RequestTrace,
+  ToolStart,
+  ToolTrace,
   Telemetry,
 } from '../telemetry-hooks'
 import type { TelemetryOption } from '../telemetry-option'
@@ -71,6 +73,9 @@ export function createOtelTelemetry(
         startAttempt(start) {
           return startAttempt(start, context)
         },
+        startTool(start) {
+          return startTool(start, context)
+        },
         note(note) {
           noteOnSpan(span, note)
           metrics.note(note)
@@ -82,6 +87,40 @@ export function createOtelTelemetry(
       }
       return trace
     },
+  }
+
+  /**
+   * An MCP tool call's span, after the GenAI conventions for tool execution: `execute_tool
+   * {gen_ai.tool.name}`, INTERNAL; arguments and results are opt-in there and never set here.
+   */
+  function startTool(start: ToolStart, parent: OtelApi.Context): ToolTrace {
+    const span = tracer.startSpan(
+      `execute_tool ${start.tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': start.tool,
+          'gen_ai.tool.type': 'extension',
+          'gen_ai.tool.call.id': start.callId,
+          'mcp.method.name': 'tools/call',
+          'model_gateway.mcp.server': start.server,
+        },
+      },
+      parent,
+    )
+    let ended = false
+    return {
+      end(result) {
+        if (ended) return
+        ended = true
+        if (result.error !== undefined) {
+          span.setAttribute('error.type', result.error)
+          span.setStatus({ code: SpanStatusCode.ERROR, message: result.error })
+        }
+        span.end()
+      },
+    }
   }
 
   function startAttempt(start: AttemptStart, parent: OtelApi.Context): AttemptTrace {
