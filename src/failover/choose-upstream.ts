@@ -68,9 +68,12 @@ export function chooseUpstream(
   pick.explored = undefined
 }
 
-/** The choice record of a pick (allocated: each attempt keeps its own). */
-export function choiceOf(pick: UpstreamPick): AttemptChoice {
-  return pick.score === undefined
-    ? { tier: pick.tier, strategy: pick.strategy }
-    : { tier: pick.tier, strategy: pick.strategy, score: pick.score }
+/**
+ * The choice record of a pick of `state`: shared when it has no score (`only` for a group of one
+ * upstream), so that plain attempts can share their selection; allocated with a score.
+ */
+export function choiceOf(pick: UpstreamPick, state: UpstreamState, only: boolean): AttemptChoice {
+  if (only) return state.onlyChoice
+  if (pick.score === undefined) return state.sharedChoice(pick.strategy)
+  return { tier: pick.tier, strategy: pick.strategy, score: pick.score }
 }

@@ -120,17 +120,18 @@ export function createHealthSelector(
     }
     state.inFlight += 1
     if (explored !== undefined) explored.probing = true
-    // A one-upstream group's plain attempts share one selection (its choice is always `only`).
-    if (state.pool === undefined && probes === 0 && !resting && choice === state.onlyChoice) {
-      if (pair === undefined) return (state.plain ??= plainSelection(state, pair))
-      return (pair.plain ??= plainSelection(state, pair))
-    }
+    // Plain attempts share one selection per choice (`only`, or a strategy's without a score).
+    const plain = state.pool === undefined && probes === 0 && !resting && explored === undefined
+    if (plain && choice.score === undefined) return state.sharedSelection(pair, choice, shared)
     const index = state.pool?.take(at, sessionHash)
     return selectionOf(state, pair, index, probes, resting, choice, explored)
   }
 
   function plainSelection(state: UpstreamState, pair: PairCircuit | undefined): Selection {
     return selectionOf(state, pair, undefined, 0, false, state.onlyChoice, undefined)
+  }
+  function shared(state: UpstreamState, pair: PairCircuit | undefined, choice: AttemptChoice) {
+    return selectionOf(state, pair, undefined, 0, false, choice, undefined)
   }
 
   function selectionOf(
@@ -219,8 +220,7 @@ export function createHealthSelector(
         const pair = model === undefined ? undefined : state.pairOf(model)
         const fitness = fit(state, pair, index, at, shortfall)
         if (fitness === fitNow || (fitness === restingNow && resting)) {
-          const strategy = fitness === restingNow ? 'resting' : 'retry-same'
-          const choice = { tier: state.priority, strategy } as const
+          const choice = state.sharedChoice(fitness === restingNow ? 'resting' : 'retry-same')
           return take(state, pair, at, sessionHash, fitness === restingNow, choice, undefined)
         }
       }
@@ -255,7 +255,7 @@ export function createHealthSelector(
         at,
         sessionHash,
         false,
-        upstreams.length === 1 ? state.onlyChoice : choiceOf(pick),
+        choiceOf(pick, state, upstreams.length === 1),
         pick.explored,
       )
     }
@@ -268,7 +268,7 @@ export function createHealthSelector(
         at,
         sessionHash,
         true,
-        { tier: state.priority, strategy: 'resting' },
+        state.sharedChoice('resting'),
         undefined,
       )
     }

@@ -1,5 +1,5 @@
 import type { Group } from '../routing/group-registry'
-import type { AttemptChoice } from '../usage/upstream-attempt'
+import type { AttemptChoice, ChoiceStrategy } from '../usage/upstream-attempt'
 import type { UpstreamProvider } from '../upstream/provider'
 import type { Balancing, Candidate } from './balancing'
 import { CircuitBreaker } from './circuit-breaker'
@@ -52,6 +52,8 @@ export type PairCircuit = {
   readonly id: string
   /** The shared selection of this pair's plain attempts (see `UpstreamState.plain`). */
   plain: Selection | undefined
+  /** The shared selections of plain attempts chosen by a strategy without a score, by choice. */
+  plainBy: Map<AttemptChoice, Selection> | undefined
 }
 
 /**
@@ -65,6 +67,7 @@ export class UpstreamState implements Candidate {
   readonly priority: number
   /** The choice of every attempt of a one-upstream group: shared, nothing to decide. */
   readonly onlyChoice: AttemptChoice
+  private readonly choices = new Map<ChoiceStrategy, AttemptChoice>()
   /** The calls this instance sent it lately (`health()`'s share of traffic). */
   readonly traffic = new TrafficShare()
   /** Its latency measures by upstream model (`''`: calls without one), made on first success. */
@@ -84,6 +87,8 @@ export class UpstreamState implements Candidate {
    * one object for all of them, so the common pick allocates nothing.
    */
   plain: Selection | undefined
+  /** As `plain`, for a group of several upstreams: one per shared choice (`sharedChoice`). */
+  plainBy: Map<AttemptChoice, Selection> | undefined
   upstream: UpstreamProvider
   private readonly policy: GroupPolicy
   private readonly random: () => number
@@ -120,10 +125,39 @@ export class UpstreamState implements Candidate {
         breaker: new CircuitBreaker(this.policy.circuit, this.random),
         id: `${this.circuitId}/${model}`,
         plain: undefined,
+        plainBy: undefined,
       }
       this.pairs.set(model, pair)
     }
     return pair
+  }
+
+  /**
+   * The choice `{tier, strategy}` of a strategy without a score, one object per strategy, so that
+   * the plain attempts it chooses can share a selection (`plainBy`).
+   */
+  sharedChoice(strategy: ChoiceStrategy): AttemptChoice {
+    let choice = this.choices.get(strategy)
+    if (choice === undefined) {
+      choice = { tier: this.priority, strategy }
+      this.choices.set(strategy, choice)
+    }
+    return choice
+  }
+
+  /** The shared selection of plain attempts with this choice on `pair`, made on first use. */
+  sharedSelection(
+    pair: PairCircuit | undefined,
+    choice: AttemptChoice,
+    make: (state: UpstreamState, pair: PairCircuit | undefined, choice: AttemptChoice) => Selection,
+  ): Selection {
+    const shared = ((pair ?? this).plainBy ??= new Map())
+    let selection = shared.get(choice)
+    if (selection === undefined) {
+      selection = make(this, pair, choice)
+      shared.set(choice, selection)
+    }
+    return selection
   }
 
   /** Its latency measures for an upstream model, made on first use. */
@@ -213,7 +247,11 @@ export class UpstreamStates {
       } else if (state.upstream !== upstream) {
         state.upstream = upstream
         state.plain = undefined
-        for (const pair of state.pairs.values()) pair.plain = undefined
+        state.plainBy = undefined
+        for (const pair of state.pairs.values()) {
+          pair.plain = undefined
+          pair.plainBy = undefined
+        }
       }
       return state
     })
