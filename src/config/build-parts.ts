@@ -102,9 +102,30 @@ function buildGroup({ group, index: groupIndex, config, kinds, now }: GroupBuild
         const path = `groups[${groupIndex}].upstreams[${index}]`
         throw new GatewayConfigError([{ path, message: problem }])
       }
-      return provider
+      return withTier(provider, checked as { priority?: number; priceMultiplier?: number })
     }),
   }
+}
+
+/**
+ * The provider a kind built, with the entry's `priority` and `priceMultiplier` (every kind's
+ * schema takes them, `upstreamSelectionShape`): set on the provider, or on an object delegating
+ * to it when a kind hands out a frozen one, so that no kind has to copy them itself.
+ */
+function withTier(
+  provider: UpstreamProvider,
+  settings: { priority?: number | undefined; priceMultiplier?: number | undefined },
+): UpstreamProvider {
+  const fields: { priority?: number; priceMultiplier?: number } = {}
+  if (settings.priority !== undefined && provider.priority === undefined) {
+    fields.priority = settings.priority
+  }
+  if (settings.priceMultiplier !== undefined && provider.priceMultiplier === undefined) {
+    fields.priceMultiplier = settings.priceMultiplier
+  }
+  if (fields.priority === undefined && fields.priceMultiplier === undefined) return provider
+  if (Object.isExtensible(provider)) return Object.assign(provider, fields)
+  return Object.assign(Object.create(provider) as UpstreamProvider, fields)
 }
 
 /** A key of the config, hashed: what the key store holds, and the masked form listings show. */

@@ -16,8 +16,8 @@ export function groupSelectionShape() {
   )
   return {
     balancing: z.optional(
-      z.enum(['weighted', 'least-in-flight'], {
-        error: 'expected "weighted" or "least-in-flight"',
+      z.enum(['weighted', 'least-in-flight', 'latency', 'cost'], {
+        error: 'expected "weighted", "least-in-flight", "latency" or "cost"',
       }),
     ),
     sessionAffinity: z.optional(

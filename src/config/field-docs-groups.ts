@@ -168,7 +168,7 @@ export const groupFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
   },
   'groups[].retry.budget.windowMs': { text: "The budget's sliding window.", default: 10_000 },
   'groups[].balancing': {
-    text: 'How an upstream is chosen among those fit to be tried: at random by weight, or the one with the fewest calls in flight per unit of weight.',
+    text: "How an upstream is chosen among those fit to be tried in the lowest priority tier: `weighted` at random by weight; `least-in-flight` the fewest calls in flight per unit of weight; `latency` the lowest recent time to first token (streams) or time per output token (JSON), × calls in flight, ÷ weight, measured per instance, with unmeasured upstreams probed one call at a time; `cost` the cheapest for the call's estimated tokens (catalogue price × regional surcharge × `upstreams[].priceMultiplier`), ties and unpriced models by weight. See docs/routing-and-failover.md.",
     default: 'weighted',
   },
   'groups[].sessionAffinity': {

@@ -1,11 +1,13 @@
 import { rendezvousScore } from './rendezvous'
 
 /**
- * How a group chooses among the upstreams fit to be tried: `weighted` picks at random in
- * proportion to each upstream's weight; `least-in-flight` picks the one with the fewest calls
- * in flight for its weight (ties at random), which evens out upstreams of unequal speed.
+ * How a group chooses among the upstreams fit to be tried in its lowest priority tier: `weighted`
+ * picks at random in proportion to each upstream's weight; `least-in-flight` picks the one with
+ * the fewest calls in flight for its weight (ties at random), which evens out upstreams of unequal
+ * speed; `latency` the one this instance measured fastest lately (`chooseByLatency`); `cost` the
+ * cheapest for the call's estimated tokens (`chooseByCost`).
  */
-export type Balancing = 'weighted' | 'least-in-flight'
+export type Balancing = 'weighted' | 'least-in-flight' | 'latency' | 'cost'
 
 /** What balancing reads of one candidate upstream. */
 export type Candidate = {
@@ -28,13 +30,18 @@ export function chooseCandidate(
   sessionHash: number | undefined,
   random: () => number,
 ): number {
-  if (sessionHash !== undefined) return bySession(candidates, fit, sessionHash)
+  if (sessionHash !== undefined) return bySessionHash(candidates, fit, sessionHash)
   return balancing === 'least-in-flight'
     ? leastInFlight(candidates, fit, random)
     : weighted(candidates, fit, random)
 }
 
-function bySession(candidates: readonly Candidate[], fit: Uint8Array, sessionHash: number): number {
+/** The session's rendezvous choice among the fit candidates, or -1 when none is fit. */
+export function bySessionHash(
+  candidates: readonly Candidate[],
+  fit: Uint8Array,
+  sessionHash: number,
+): number {
   let best = -1
   let bestScore = -Infinity
   for (let index = 0; index < candidates.length; index += 1) {
@@ -50,7 +57,11 @@ function bySession(candidates: readonly Candidate[], fit: Uint8Array, sessionHas
 }
 
 /** Cumulative weights and one draw, as the gateway always picked: tests can pin the draw. */
-function weighted(candidates: readonly Candidate[], fit: Uint8Array, random: () => number): number {
+export function weighted(
+  candidates: readonly Candidate[],
+  fit: Uint8Array,
+  random: () => number,
+): number {
   let total = 0
   let last = -1
   let count = 0

@@ -1,5 +1,7 @@
 import type { Group, GroupRegistry } from '../routing/group-registry'
-import { chooseCandidate } from './balancing'
+import type { AttemptChoice } from '../usage/upstream-attempt'
+import { chooseUpstream, choiceOf, newPick } from './choose-upstream'
+import type { LatencyMeasure } from './latency-measure'
 import type { CircuitStore } from './circuit-store'
 import {
   judgeAttempt,
@@ -10,15 +12,9 @@ import {
   type SelectorLogger,
 } from './circuit-judge'
 import { hashText } from './rendezvous'
-import type {
-  AttemptVerdict,
-  Selection,
-  SelectContext,
-  Unavailable,
-  UpstreamHealth,
-  UpstreamSelector,
-} from './upstream-selector'
-import { restingDetail, upstreamHealthOf } from './selector-report'
+import type { AttemptVerdict, Selection, SelectContext } from './upstream-selector'
+import type { Unavailable, UpstreamSelector } from './upstream-selector'
+import { groupHealth, restingDetail, unavailable, type Shortfall } from './selector-report'
 import { UpstreamStates, type PairCircuit, type UpstreamState } from './upstream-state'
 
 export type { SelectorLogger } from './circuit-judge'
@@ -35,18 +31,6 @@ export type HealthSelectorOptions = {
   logger?: SelectorLogger | undefined
 }
 
-/** Why no upstream could be picked, gathered while looking. */
-type Shortfall = {
-  untried: number
-  circuits: number
-  concurrency: number
-  keys: number
-  soonest: number
-  /** The resting candidate whose rest ends first (an index into the group's upstreams), or -1. */
-  restingIndex: number
-  restingEnd: number
-}
-
 /** Whether an upstream may take an attempt: yes, only while resting, or no. */
 const fitNow = 0
 const restingNow = 1
@@ -56,8 +40,10 @@ const unfit = 2
  * The gateway's default upstream selector: it skips upstreams whose circuit is open (sharing
  * openings through the circuit store), lets exactly one probe through a circuit whose opening has
  * passed, respects each upstream's `maxConcurrent`, rotates pooled keys and takes refused ones
- * out of rotation, and balances what is left by weight or by calls in flight — or, with session
- * affinity, keeps each session on its rendezvous choice while that upstream is fit.
+ * out of rotation, keeps to the lowest priority tier with a fit upstream, and balances within it
+ * by the group's strategy (`chooseUpstream`) — or, with session affinity, keeps each session on
+ * its rendezvous choice in that tier while that upstream is fit. Each selection says why
+ * (`Selection.choice`); successes feed the latency measures, picks the traffic shares.
  *
  * `select` is synchronous: every read is from memory. On a group of one upstream with no limits
  * it allocates nothing (the selection object is shared by all such attempts).
@@ -117,7 +103,10 @@ export function createHealthSelector(
     at: number,
     sessionHash: number | undefined,
     resting: boolean,
+    choice: AttemptChoice,
+    explored: LatencyMeasure | undefined,
   ): Selection {
+    state.traffic.count(at)
     let probes = 0
     if (!resting) {
       if (state.breaker.availability(at) === 'probe') {
@@ -130,12 +119,19 @@ export function createHealthSelector(
       }
     }
     state.inFlight += 1
-    if (state.pool === undefined && probes === 0 && !resting) {
-      if (pair === undefined) return (state.plain ??= selectionOf(state, pair, undefined, 0, false))
-      return (pair.plain ??= selectionOf(state, pair, undefined, 0, false))
-    }
+    if (explored !== undefined) explored.probing = true
+    // Plain attempts share one selection per choice (`only`, or a strategy's without a score).
+    const plain = state.pool === undefined && probes === 0 && !resting && explored === undefined
+    if (plain && choice.score === undefined) return state.sharedSelection(pair, choice, shared)
     const index = state.pool?.take(at, sessionHash)
-    return selectionOf(state, pair, index, probes, resting)
+    return selectionOf(state, pair, index, probes, resting, choice, explored)
+  }
+
+  function plainSelection(state: UpstreamState, pair: PairCircuit | undefined): Selection {
+    return selectionOf(state, pair, undefined, 0, false, state.onlyChoice, undefined)
+  }
+  function shared(state: UpstreamState, pair: PairCircuit | undefined, choice: AttemptChoice) {
+    return selectionOf(state, pair, undefined, 0, false, choice, undefined)
   }
 
   function selectionOf(
@@ -144,6 +140,8 @@ export function createHealthSelector(
     index: number | undefined,
     probes: number,
     resting: boolean,
+    choice: AttemptChoice,
+    explored: LatencyMeasure | undefined,
   ): Selection {
     const attempt: JudgedAttempt = { state, pair, index, probes, resting }
     const release = () => {
@@ -153,8 +151,12 @@ export function createHealthSelector(
     const selection: Selection = {
       upstream: state.upstream,
       credential: index === undefined ? undefined : { index, masked: state.pool!.masked[index]! },
+      choice,
       finish(verdict: AttemptVerdict, until?: Promise<unknown>) {
-        judgeAttempt(attempt, verdict, now(), store, logger)
+        const at = now()
+        judgeAttempt(attempt, verdict, at, store, logger)
+        if (explored !== undefined) explored.probing = false
+        if (verdict.kind === 'ok') state.noteLatency(pair?.model, verdict, at)
         if (until === undefined) release()
         else void until.then(release, release)
       },
@@ -164,6 +166,7 @@ export function createHealthSelector(
   }
 
   // Reused by every pick: `select` is synchronous, so one pick never sees another's.
+  const pick = newPick()
   const shortfall: Shortfall = {
     untried: 0,
     circuits: 0,
@@ -175,7 +178,7 @@ export function createHealthSelector(
   }
 
   function select(group: Group, context: SelectContext): Selection | Unavailable {
-    const { policy, states: upstreams, fit: fitness } = states.of(group)
+    const { policy, states: upstreams, fit: fitness, tiered } = states.of(group)
     const at = now()
     const tried = context.tried
     const model = context.model
@@ -193,8 +196,9 @@ export function createHealthSelector(
             (pair === undefined || (store.openUntil(pair.id, at) ?? 0) <= at)))
       ) {
         only.inFlight += 1
-        if (pair === undefined) return (only.plain ??= selectionOf(only, pair, undefined, 0, false))
-        return (pair.plain ??= selectionOf(only, pair, undefined, 0, false))
+        only.traffic.count(at)
+        if (pair === undefined) return (only.plain ??= plainSelection(only, pair))
+        return (pair.plain ??= plainSelection(only, pair))
       }
     }
     shortfall.untried = 0
@@ -216,7 +220,8 @@ export function createHealthSelector(
         const pair = model === undefined ? undefined : state.pairOf(model)
         const fitness = fit(state, pair, index, at, shortfall)
         if (fitness === fitNow || (fitness === restingNow && resting)) {
-          return take(state, pair, at, sessionHash, fitness === restingNow)
+          const choice = state.sharedChoice(fitness === restingNow ? 'resting' : 'retry-same')
+          return take(state, pair, at, sessionHash, fitness === restingNow, choice, undefined)
         }
       }
     }
@@ -231,15 +236,27 @@ export function createHealthSelector(
           ? 1
           : 0
     }
-    const chosen = chooseCandidate(upstreams, fitness, policy.balancing, sessionHash, random)
-    if (chosen >= 0) {
-      const state = upstreams[chosen]!
+    chooseUpstream(
+      upstreams,
+      fitness,
+      tiered,
+      policy.balancing,
+      sessionHash,
+      context,
+      at,
+      random,
+      pick,
+    )
+    if (pick.index >= 0) {
+      const state = upstreams[pick.index]!
       return take(
         state,
         model === undefined ? undefined : state.pairOf(model),
         at,
         sessionHash,
         false,
+        choiceOf(pick, state, upstreams.length === 1),
+        pick.explored,
       )
     }
     if (resting && shortfall.restingIndex >= 0) {
@@ -251,6 +268,8 @@ export function createHealthSelector(
         at,
         sessionHash,
         true,
+        state.sharedChoice('resting'),
+        undefined,
       )
     }
     return unavailable(
@@ -267,10 +286,9 @@ export function createHealthSelector(
       await store?.sync?.()
       const at = now()
       return (await options.registry.list()).flatMap((group) =>
-        states.of(group).states.map((state): UpstreamHealth => {
+        groupHealth(group.id, states.of(group).states, at, (state) => {
           syncWithStore(store, state.breaker, state.circuitId, at)
           for (const pair of state.pairs.values()) syncWithStore(store, pair.breaker, pair.id, at)
-          return upstreamHealthOf(group.id, state, at)
         }),
       )
     },
@@ -278,14 +296,4 @@ export function createHealthSelector(
       await store?.close?.()
     },
   }
-}
-
-/** The answer when nothing may be tried: the likeliest reason, and the soonest wait known. */
-function unavailable(shortfall: Shortfall, detail: string | undefined): Unavailable {
-  const retryAfterMs = Number.isFinite(shortfall.soonest) ? shortfall.soonest : undefined
-  if (shortfall.untried === 0)
-    return { unavailable: true, retryAfterMs, reason: 'exhausted', detail }
-  const reason =
-    shortfall.concurrency > 0 ? 'concurrency' : shortfall.circuits > 0 ? 'circuits-open' : 'no-keys'
-  return { unavailable: true, retryAfterMs, reason, detail }
 }

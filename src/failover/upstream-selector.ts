@@ -1,7 +1,7 @@
 import type { MaybePromise } from '../internal/maybe-promise'
 import type { Group } from '../routing/group-registry'
 import type { UpstreamProvider } from '../upstream/provider'
-import type { AttemptVerdictKind } from '../usage/upstream-attempt'
+import type { AttemptChoice, AttemptVerdictKind } from '../usage/upstream-attempt'
 
 /**
  * The seam between the attempt loop (which upstream failed how, and whether to try another) and
@@ -12,8 +12,15 @@ import type { AttemptVerdictKind } from '../usage/upstream-attempt'
 
 /** What became of one attempt, as far as the upstream's (and its key's) health is concerned. */
 export type AttemptVerdict =
-  /** The upstream answered 2xx (a stream: its first frame was read and checked). */
-  | { kind: 'ok' }
+  /** The upstream answered 2xx (a stream: its first frame was read and checked). `elapsedMs`:
+   *  from the attempt's start to then (a stream's time to first token, a JSON answer's whole
+   *  time), with the answer's reported `outputTokens`; the selector's latency measure. */
+  | {
+      kind: 'ok'
+      elapsedMs?: number | undefined
+      stream?: boolean | undefined
+      outputTokens?: number | undefined
+    }
   /** Connect error, reset, timeout (no status), or 408/409/429/5xx/529; `retryAfterMs` when the
    *  upstream said (retry-after, retry-after-ms, Gemini RetryInfo). */
   | { kind: 'failed'; status?: number; retryAfterMs?: number; answered?: boolean }
@@ -54,6 +61,13 @@ export type SelectContext = {
   /** The request's session hint (the attempt loop computes it with `sessionHintOf`), or
    * undefined. */
   sessionHint: string | undefined
+  /** True for a streamed call (`balancing: "latency"` ranks streams and JSON answers apart). */
+  stream?: boolean | undefined
+  /**
+   * The call's estimated cost at the catalogue's price of its upstream model, in nano-USD, before
+   * any upstream's surcharge or multiplier (`balancing: "cost"`); undefined when it is unpriced.
+   */
+  estimateNano?: number | undefined
 }
 
 /** The upstream chosen for one attempt. */
@@ -64,6 +78,8 @@ export type Selection = {
   credential?: { index: number; masked: string } | undefined
   /** True when the attempt goes to an upstream that is resting for this model (nothing else could serve). */
   resting?: boolean | undefined
+  /** Why this upstream: its tier, the strategy that chose it and its score. */
+  choice?: AttemptChoice | undefined
   /** Reports the attempt's verdict and frees its in-flight/concurrency slot. Called exactly once
    *  per selection (the attempt loop guarantees it, on every path, including client aborts →
    *  `neutral`). For a stream that goes on after its verdict (`ok` at the first frame), `until`
@@ -100,6 +116,28 @@ export type UpstreamHealth = {
   /** Why the circuit last opened (`5 failures in a row`, `rate limited or overloaded (retry-after)`…). */
   reason?: string | undefined
   inFlight: number
+  /** Its priority tier (`upstreams[].priority`, default 0). */
+  tier?: number | undefined
+  /**
+   * Its share of the calls this instance sent its group in the last one to two minutes (0–1),
+   * and their number; per instance, as every measure here.
+   */
+  share?: number | undefined
+  recentCalls?: number | undefined
+  /**
+   * Its latency as this instance measured it, per upstream model: a decaying average of the time
+   * to first token of streams (ms) and of the time per output token of JSON answers (ms), with
+   * their sample counts; absent until a call succeeded.
+   */
+  latency?:
+    | readonly {
+        model: string
+        streamMs?: number | undefined
+        streamSamples: number
+        jsonMsPerToken?: number | undefined
+        jsonSamples: number
+      }[]
+    | undefined
   /** The upstream's `maxConcurrent`, when it has one. */
   maxConcurrent?: number | undefined
   /** The upstream models whose own circuit is not closed: each rests alone (a 429 for one model says nothing of another). */

@@ -1,13 +1,18 @@
 import type { Group } from '../routing/group-registry'
+import type { AttemptChoice, ChoiceStrategy } from '../usage/upstream-attempt'
 import type { UpstreamProvider } from '../upstream/provider'
 import type { Balancing, Candidate } from './balancing'
 import { CircuitBreaker } from './circuit-breaker'
 import { resolveCircuitPolicy, type CircuitPolicy } from './circuit-policy'
 import { circuitIdOf } from './circuit-store'
 import { defaultKeyCooldowns, KeyPool, type KeyCooldowns, type KeyRotation } from './key-pool'
+import { latencySample, newLatencyPair, type LatencyPair } from './latency-measure'
 import { hashText } from './rendezvous'
+import { TrafficShare } from './traffic-share'
 import type { SessionAffinity } from './session-hint'
-import type { Selection } from './upstream-selector'
+import type { AttemptVerdict, Selection } from './upstream-selector'
+
+type OkVerdict = Extract<AttemptVerdict, { kind: 'ok' }>
 
 /** A group's selection policy with its defaults filled in. */
 export type GroupPolicy = {
@@ -47,6 +52,8 @@ export type PairCircuit = {
   readonly id: string
   /** The shared selection of this pair's plain attempts (see `UpstreamState.plain`). */
   plain: Selection | undefined
+  /** The shared selections of plain attempts chosen by a strategy without a score, by choice. */
+  plainBy: Map<AttemptChoice, Selection> | undefined
 }
 
 /**
@@ -56,6 +63,15 @@ export type PairCircuit = {
  */
 export class UpstreamState implements Candidate {
   inFlight = 0
+  /** Its tier (`priority`, default 0): lower first. */
+  readonly priority: number
+  /** The choice of every attempt of a one-upstream group: shared, nothing to decide. */
+  readonly onlyChoice: AttemptChoice
+  private readonly choices = new Map<ChoiceStrategy, AttemptChoice>()
+  /** The calls this instance sent it lately (`health()`'s share of traffic). */
+  readonly traffic = new TrafficShare()
+  /** Its latency measures by upstream model (`''`: calls without one), made on first success. */
+  private readonly latency = new Map<string, LatencyPair>()
   /** The whole upstream's circuit: no answer at all (refused, reset, DNS, TLS, no headers in time). */
   readonly breaker: CircuitBreaker
   /** The circuits of the upstream models asked of it, made on first use. */
@@ -71,6 +87,8 @@ export class UpstreamState implements Candidate {
    * one object for all of them, so the common pick allocates nothing.
    */
   plain: Selection | undefined
+  /** As `plain`, for a group of several upstreams: one per shared choice (`sharedChoice`). */
+  plainBy: Map<AttemptChoice, Selection> | undefined
   upstream: UpstreamProvider
   private readonly policy: GroupPolicy
   private readonly random: () => number
@@ -88,6 +106,8 @@ export class UpstreamState implements Candidate {
     this.circuitId = circuitIdOf(groupId, upstream.id)
     this.idHash = hashText(upstream.id)
     this.weight = upstream.weight ?? 1
+    this.priority = upstream.priority ?? 0
+    this.onlyChoice = { tier: this.priority, strategy: 'only' }
     this.maxConcurrent = upstream.maxConcurrent
     const credentials = upstream.credentials
     this.pool =
@@ -105,10 +125,74 @@ export class UpstreamState implements Candidate {
         breaker: new CircuitBreaker(this.policy.circuit, this.random),
         id: `${this.circuitId}/${model}`,
         plain: undefined,
+        plainBy: undefined,
       }
       this.pairs.set(model, pair)
     }
     return pair
+  }
+
+  /**
+   * The choice `{tier, strategy}` of a strategy without a score, one object per strategy, so that
+   * the plain attempts it chooses can share a selection (`plainBy`).
+   */
+  sharedChoice(strategy: ChoiceStrategy): AttemptChoice {
+    let choice = this.choices.get(strategy)
+    if (choice === undefined) {
+      choice = { tier: this.priority, strategy }
+      this.choices.set(strategy, choice)
+    }
+    return choice
+  }
+
+  /** The shared selection of plain attempts with this choice on `pair`, made on first use. */
+  sharedSelection(
+    pair: PairCircuit | undefined,
+    choice: AttemptChoice,
+    make: (state: UpstreamState, pair: PairCircuit | undefined, choice: AttemptChoice) => Selection,
+  ): Selection {
+    const shared = ((pair ?? this).plainBy ??= new Map())
+    let selection = shared.get(choice)
+    if (selection === undefined) {
+      selection = make(this, pair, choice)
+      shared.set(choice, selection)
+    }
+    return selection
+  }
+
+  /** Its latency measures for an upstream model, made on first use. */
+  latencyOf(model: string | undefined): LatencyPair {
+    const key = model ?? ''
+    let pair = this.latency.get(key)
+    if (pair === undefined) {
+      pair = newLatencyPair()
+      this.latency.set(key, pair)
+    }
+    return pair
+  }
+
+  /** Feeds a success's time to the measure of its upstream model and kind of call. */
+  noteLatency(model: string | undefined, verdict: OkVerdict, at: number): void {
+    if (verdict.elapsedMs === undefined) return
+    const stream = verdict.stream === true
+    const measures = this.latencyOf(model)
+    const sample = latencySample(verdict.elapsedMs, stream, verdict.outputTokens)
+    ;(stream ? measures.stream : measures.json).add(sample, at)
+  }
+
+  /** The measures taken so far, by upstream model, for `health()`. */
+  latencies(): ReadonlyMap<string, LatencyPair> {
+    return this.latency
+  }
+
+  /**
+   * × the catalogue's price of `model` on this upstream: its regional surcharge (the provider's,
+   * memoised there) times its own `priceMultiplier`.
+   */
+  priceFactor(model: string | undefined): number {
+    const upstream = this.upstream
+    const surcharge = model === undefined ? undefined : upstream.priceSurcharge?.(model)
+    return (surcharge?.multiplier ?? 1) * (upstream.priceMultiplier ?? 1)
   }
 
   /** True when the upstream is at its `maxConcurrent`. */
@@ -129,7 +213,7 @@ export class UpstreamStates {
   >()
   private readonly aligned = new WeakMap<
     Group,
-    { policy: GroupPolicy; states: UpstreamState[]; fit: Uint8Array }
+    { policy: GroupPolicy; states: UpstreamState[]; fit: Uint8Array; tiered: boolean }
   >()
 
   private readonly random: () => number
@@ -139,7 +223,13 @@ export class UpstreamStates {
   }
 
   /** The group's policy and its upstreams' states, in the group's order, with a scratch array. */
-  of(group: Group): { policy: GroupPolicy; states: UpstreamState[]; fit: Uint8Array } {
+  of(group: Group): {
+    policy: GroupPolicy
+    states: UpstreamState[]
+    fit: Uint8Array
+    /** True when its upstreams are in more than one tier. */
+    tiered: boolean
+  } {
     const cached = this.aligned.get(group)
     if (cached !== undefined) return cached
     const policy = groupPolicyOf(group)
@@ -157,11 +247,16 @@ export class UpstreamStates {
       } else if (state.upstream !== upstream) {
         state.upstream = upstream
         state.plain = undefined
-        for (const pair of state.pairs.values()) pair.plain = undefined
+        state.plainBy = undefined
+        for (const pair of state.pairs.values()) {
+          pair.plain = undefined
+          pair.plainBy = undefined
+        }
       }
       return state
     })
-    const result = { policy, states, fit: new Uint8Array(states.length) }
+    const tiered = states.some((state) => state.priority !== states[0]!.priority)
+    const result = { policy, states, fit: new Uint8Array(states.length), tiered }
     this.aligned.set(group, result)
     return result
   }

@@ -72,7 +72,7 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     duration_ms: Math.min(2_147_483_647, whole(record.durationMs) ?? 0),
     attempts:
       record.attempts !== undefined &&
-      (record.attempts.length > 1 || record.attempts[0]?.resting === true)
+      (record.attempts.length > 1 || record.attempts[0]?.resting === true || chosen(record))
         ? record.attempts.map(storedAttempt)
         : null,
     cache_write_input_tokens:
@@ -113,7 +113,19 @@ function storedAttempt(attempt: UpstreamAttempt): StoredAttempt {
   if (attempt.status !== undefined) stored.status = whole(attempt.status) ?? 0
   if (attempt.error !== undefined) stored.error = storable(attempt.error)
   if (attempt.resting === true) stored.resting = true
+  if (attempt.tier !== undefined) stored.tier = whole(attempt.tier) ?? 0
+  if (attempt.strategy !== undefined) stored.strategy = storable(attempt.strategy)
+  if (attempt.score !== undefined && Number.isFinite(attempt.score)) stored.score = attempt.score
   return stored
+}
+
+/**
+ * True when the one attempt's upstream was chosen among several (a strategy, not the group's only
+ * upstream): the row then keeps why, which its own columns cannot say.
+ */
+function chosen(record: UsageRecord): boolean {
+  const strategy = record.attempts?.[0]?.strategy
+  return strategy !== undefined && strategy !== 'only'
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g

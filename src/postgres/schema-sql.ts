@@ -20,7 +20,10 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   (`ended_at`), when the meter settled it: the same day a daily budget counted it.
  * - `usage_ledger.attempts` (version 2): the upstream attempts of a request that made more than
  *   one (failover, a fallback), as a JSON array in order; null when the row's own `group_id`,
- *   `provider_id` and `status` already tell the one attempt (or a request that made none).
+ *   `provider_id` and `status` already tell the one attempt (or a request that made none). Since
+ *   routing tiers and strategies, an attempt also carries why its upstream was chosen (`tier`,
+ *   `strategy`, `score`), and a one-attempt request whose upstream was chosen among several keeps
+ *   its array too: JSON fields, so no migration (a gateway that predates them writes rows without).
  * - Money (version 3): each ledger row's token categories apart (5-minute and 1-hour cache
  *   writes, reasoning), its cost in nano-USD as charged (`cost_nano`) and at list price
  *   (`list_cost_nano`), and the price it was charged at (`price`, JSON), so that a later price

@@ -4,7 +4,7 @@ import { backoffDelay, waitUnlessAborted } from '../failover/backoff'
 import { nextStepAfter } from '../failover/classify-attempt'
 import { nothingAvailable } from '../failover/nothing-available'
 import { retryPolicyOf, type RetryPolicy } from '../failover/retry-policy'
-import { isUnavailable, type AttemptVerdict, type Unavailable } from '../failover/upstream-selector'
+import { isUnavailable, type Unavailable } from '../failover/upstream-selector'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import { withUpstreamModel } from '../http/upstream-model-header'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
@@ -15,17 +15,23 @@ import type { Route } from '../routing/resolve-route'
 import { ClientGoneError } from '../upstream/classify-failure'
 import { upstreamRetryAfterMs } from '../http/retry-after'
 import { withRateLimitHeaders } from './admit'
-import { routePricing } from './route-price'
+import { routeEstimateNano, routePricing } from './route-price'
 import { planAttempt } from './attempt-admission'
 import { attemptCall } from './attempt-call'
-import { noteFailure, startRecord, type LoopState } from './attempt-state'
+import {
+  everyTried,
+  noOtherUpstream,
+  noteFailure,
+  okVerdictOf,
+  startRecord,
+  type LoopState,
+} from './attempt-state'
 import { fallbackRoutes } from './fallback-plan'
 import type { PlanCall } from './call-plan'
 import { rerouteCall, type RoutedCall } from './route-call'
 
 const noneTried: ReadonlySet<string> = new Set()
 const noRoutes: readonly Route[] = []
-const okVerdict: AttemptVerdict = { kind: 'ok' }
 
 /**
  * Runs a call's attempts until one answers: its group's upstreams as the group's retry policy
@@ -152,6 +158,11 @@ async function attemptRoute(
   let retryAfterMs = 0
   let sameUsed = false
   let lone = false
+  // What `balancing: "cost"` ranks upstreams by: the call's estimate at the catalogue's price.
+  const estimateNano =
+    group.balancing === 'cost'
+      ? routeEstimateNano(runtime, routed.route, routed.estimate)
+      : undefined
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (retrySame === undefined && tried !== undefined && everyTried(group.upstreams, tried)) {
       return undefined
@@ -163,6 +174,8 @@ async function attemptRoute(
       sessionHint: routed.sessionHint,
       model,
       resting: resting || lone,
+      stream: routed.stream,
+      estimateNano,
     })
     const selection = choice instanceof Promise ? await choice : choice
     if (isUnavailable(selection)) {
@@ -200,7 +213,7 @@ async function attemptRoute(
         onStream: (ended) => (streamEnded = ended),
         telemetry,
       })
-      selection.finish(okVerdict, streamEnded)
+      selection.finish(okVerdictOf(record.durationMs, routed.stream, scope), streamEnded)
       return withRateLimitHeaders(answer, scope, state.admission!, runtime.now())
     } catch (failure) {
       record.durationMs = runtime.now() - started
@@ -268,18 +281,6 @@ async function beforeRetry(state: LoopState, policy: RetryPolicy, retryAfterMs: 
   }
 }
 
-/** True when every upstream of the group but `current` has been tried (or there is no other). */
-function noOtherUpstream(
-  upstreams: readonly { id: string }[],
-  tried: ReadonlySet<string> | undefined,
-  current: string,
-): boolean {
-  for (const upstream of upstreams) {
-    if (upstream.id !== current && (tried === undefined || !tried.has(upstream.id))) return false
-  }
-  return true
-}
-
 /** Notes a route whose every upstream rests, keeping the one whose rest ends first. */
 function noteResting(state: LoopState, routed: RoutedCall, unavailable: Unavailable): void {
   if (!sendsWhileResting(routed.route.group)) return
@@ -292,9 +293,4 @@ function noteResting(state: LoopState, routed: RoutedCall, unavailable: Unavaila
 function sendsWhileResting(group: Group): boolean {
   const breaker = group.circuitBreaker
   return breaker === undefined || breaker === false || breaker.whenAllResting !== 'refuse'
-}
-
-function everyTried(upstreams: readonly { id: string }[], tried: ReadonlySet<string>): boolean {
-  for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
-  return true
 }

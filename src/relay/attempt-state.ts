@@ -66,6 +66,12 @@ export function startRecord(
   }
   if (selection.credential !== undefined) record.credential = selection.credential.masked
   if (selection.resting === true) record.resting = true
+  const choice = selection.choice
+  if (choice !== undefined) {
+    record.tier = choice.tier
+    record.strategy = choice.strategy
+    if (choice.score !== undefined) record.score = choice.score
+  }
   state.attempts.push(record)
   details.groupId = group
   details.providerId = upstream
@@ -96,4 +102,39 @@ export function noteFailure(
   if (!GatewayError.isInstance(failure)) return
   record.error = failure.code
   if (failure.upstream?.status !== undefined) record.status = failure.upstream.status
+}
+
+/**
+ * A success's verdict, with what the selector's latency measure takes: the time to the answer (a
+ * stream's first event) and, for a JSON answer, the output tokens the upstream reported.
+ */
+export function okVerdictOf(
+  elapsedMs: number,
+  stream: boolean,
+  scope: { readonly event: RequestScope['event'] },
+): Extract<AttemptVerdict, { kind: 'ok' }> {
+  const event = scope.event
+  const outputTokens = stream || event.estimated === true ? undefined : event.usage?.outputTokens
+  return { kind: 'ok', elapsedMs, stream, outputTokens }
+}
+
+/** True when every upstream of the group but `current` has been tried (or there is no other). */
+export function noOtherUpstream(
+  upstreams: readonly { id: string }[],
+  tried: ReadonlySet<string> | undefined,
+  current: string,
+): boolean {
+  for (const upstream of upstreams) {
+    if (upstream.id !== current && (tried === undefined || !tried.has(upstream.id))) return false
+  }
+  return true
+}
+
+/** True when every upstream of the group has been tried. */
+export function everyTried(
+  upstreams: readonly { id: string }[],
+  tried: ReadonlySet<string>,
+): boolean {
+  for (const upstream of upstreams) if (!tried.has(upstream.id)) return false
+  return true
 }

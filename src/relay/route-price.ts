@@ -22,12 +22,55 @@ export function routePricing(runtime: GatewayRuntime, route: Route, key: KeyReco
   }
 }
 
-/** The surcharge an upstream charges for a route's model (`undefined` for most upstreams). */
+/**
+ * The surcharge an upstream charges for a route's model (`undefined` for most upstreams): its
+ * regional surcharge, times its own `priceMultiplier` when it has one (the same object for the
+ * same upstream and model, so that pricing an attempt allocates nothing after the first).
+ */
 export function upstreamSurcharge(
   upstream: UpstreamProvider,
   route: Route,
 ): PriceSurcharge | undefined {
-  return upstream.priceSurcharge?.(route.model.upstreamModel)
+  const model = route.model.upstreamModel
+  const regional = upstream.priceSurcharge?.(model)
+  const own = upstream.priceMultiplier
+  if (own === undefined || own === 1) return regional
+  let byModel = withMultiplier.get(upstream)
+  if (byModel === undefined) {
+    byModel = new Map()
+    withMultiplier.set(upstream, byModel)
+  }
+  const cached = byModel.get(model)
+  if (cached !== undefined && cached.regional === regional) return cached.surcharge
+  const surcharge: PriceSurcharge = {
+    multiplier: (regional?.multiplier ?? 1) * own,
+    source:
+      regional === undefined
+        ? 'upstreams[].priceMultiplier'
+        : `${regional.source} × upstreams[].priceMultiplier`,
+  }
+  // Model names come from the config's entries: a bounded set per upstream.
+  byModel.set(model, { regional, surcharge })
+  return surcharge
+}
+
+const withMultiplier = new WeakMap<
+  UpstreamProvider,
+  Map<string, { regional: PriceSurcharge | undefined; surcharge: PriceSurcharge }>
+>()
+
+/**
+ * The call's estimated cost at the catalogue's price of its model, in nano-USD, before any
+ * multiplier or surcharge: what `balancing: "cost"` multiplies by each upstream's price factor.
+ * `undefined` for an unpriced model.
+ */
+export function routeEstimateNano(
+  runtime: GatewayRuntime,
+  route: Route,
+  estimate: TokenEstimate,
+): number | undefined {
+  const price = runtime.prices.forModel(route.model)
+  return price === undefined ? undefined : estimatedCostNano(price, estimate, 1)
 }
 
 /**

@@ -10,6 +10,10 @@ export function upstreamSelectionShape() {
   return {
     /** The most calls this upstream is given at once; past it another is picked, or 503/529. */
     maxConcurrent: z.optional(z.int().check(z.minimum(1))),
+    /** Its priority tier: lower first (default 0). */
+    priority: z.optional(z.int().check(z.minimum(0), z.maximum(1000))),
+    /** × the catalogue's price of what it answers (default 1). */
+    priceMultiplier: z.optional(z.number().check(z.positive(), z.maximum(1000))),
   }
 }
 
@@ -45,4 +49,6 @@ export type HttpEntrySettings = {
   headers?: Record<string, string> | undefined
   weight?: number | undefined
   maxConcurrent?: number | undefined
+  priority?: number | undefined
+  priceMultiplier?: number | undefined
 }

@@ -27,6 +27,14 @@ export const httpEntryFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: 'Calls it is given at once (a stream until it ends); past it another upstream is picked, or 503 (529 on Anthropic routes) at once.',
     defaultText: 'none',
   },
+  priority: {
+    text: 'Its priority tier within the group, lower first: a call goes to the lowest tier with an upstream able to take it (closed circuit, under `maxConcurrent`, a usable key), and fails over to the next tier only once that tier is tried or refuses. Committed capacity at 0, pay-as-you-go at 1.',
+    default: 0,
+  },
+  priceMultiplier: {
+    text: "What this upstream charges × the catalogue's price of the group's models (0.7: a contract 30% under list); after a cloud's regional surcharge. It counts in the list price of the calls it answers, and `balancing: \"cost\"` ranks upstreams by it.",
+    default: 1,
+  },
   apiKeys:
     'A pool of keys instead of `apiKey`, rotated per call (see `keyPool`); a key the upstream refuses leaves rotation for a while.',
 }

@@ -67,6 +67,17 @@ export interface UpstreamProvider {
   /** Relative weight within its group (default 1). */
   readonly weight?: number | undefined
   /**
+   * Its priority tier within its group (default 0): a call goes to the lowest tier that has an
+   * upstream able to take it, and to a higher tier only once that tier is exhausted or refuses.
+   */
+  readonly priority?: number | undefined
+  /**
+   * What this upstream charges relative to the catalogue's price for the group's models (0.7: a
+   * contract 30% under list). It counts in the list price of the calls it answers, after any
+   * regional surcharge, and `balancing: "cost"` ranks upstreams by it (default 1).
+   */
+  readonly priceMultiplier?: number | undefined
+  /**
    * Values this provider sends upstream that no client, log or event may ever see (API keys,
    * signing tokens). The gateway scrubs them, whole or in part, from upstream error messages and
    * mid-stream errors; the HTTP provider lists its API key and secret-looking configured headers.

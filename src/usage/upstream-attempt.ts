@@ -6,6 +6,36 @@
 export type AttemptVerdictKind = 'ok' | 'failed' | 'rejected-key' | 'neutral'
 
 /**
+ * How an attempt's upstream was chosen: `only` (the group has one upstream), `affinity` (the
+ * session's rendezvous choice), a group's balancing (`weighted`, `least-in-flight`, `latency`,
+ * `cost`; `weighted` too when latency or cost had nothing to go by), `retry-same` (the same
+ * upstream again: a 408/409, another pooled key, a lone upstream), `resting` (every candidate
+ * rested and this one's rest ends first).
+ */
+export type ChoiceStrategy =
+  | 'only'
+  | 'affinity'
+  | 'weighted'
+  | 'least-in-flight'
+  | 'latency'
+  | 'cost'
+  | 'retry-same'
+  | 'resting'
+
+/** Why an attempt went to its upstream, as the selector decided. */
+export type AttemptChoice = {
+  /** The upstream's priority tier (`upstreams[].priority`). */
+  readonly tier: number
+  readonly strategy: ChoiceStrategy
+  /**
+   * The winning score, in the strategy's unit: `latency`, milliseconds (to first token, or per
+   * output token) × (calls in flight + 1) ÷ weight; `cost`, the estimated nano-USD at catalogue
+   * price × surcharge × `priceMultiplier`. Absent for the other strategies.
+   */
+  readonly score?: number | undefined
+}
+
+/**
  * How far an attempt got:
  * - `connect`: no answer (the connection failed or was reset, or no status came in time);
  * - `headers`: the upstream answered a status (a non-2xx attempt ends here);
@@ -41,4 +71,10 @@ export type UpstreamAttempt = {
   resting?: boolean | undefined
   /** From the attempt's start until it answered (a stream: its first event) or failed. */
   durationMs: number
+  /** Its upstream's priority tier (absent from records made by a selector that does not say). */
+  tier?: number | undefined
+  /** How its upstream was chosen (`ChoiceStrategy`). */
+  strategy?: ChoiceStrategy | undefined
+  /** The strategy's score of its upstream (`AttemptChoice.score`). */
+  score?: number | undefined
 }

@@ -415,6 +415,8 @@ describe('console API: usage, models, health', () => {
       upstream: string
       state: string
       summary: string
+      tier: number
+      routing: string
       keys: Array<{ masked: string }>
     }>
     expect(upstreams.map((upstream) => [upstream.group, upstream.upstream])).toEqual([
@@ -422,6 +424,11 @@ describe('console API: usage, models, health', () => {
       ['vault', 'vault-upstream'],
     ])
     expect(upstreams[0]!.summary).toBe('Healthy: taking requests (0 requests in flight).')
+    // Each upstream's tier, share of this instance's calls and latency, in words.
+    expect(upstreams[1]!.tier).toBe(0)
+    expect(upstreams[1]!.routing).toMatch(
+      /^Tier 0, \d+% of this instance's recent calls to the group \(\d+\)/,
+    )
     // Pooled upstream keys appear masked, as gateway.health() gives them.
     expect(upstreams[1]!.keys.map((key) => key.masked)).toEqual(['sk-…5b4a', 'sk-…4a-2'])
     const answers = await Promise.all(

@@ -110,7 +110,10 @@ describe('the selector hears one verdict per selection', () => {
   it('ok for a JSON answer and for a stream whose first frame arrived', async () => {
     const json = build(() => Response.json(chatBody))
     await json.openai().chat.completions.create({ model: 'm', messages: hello })
-    expect(json.verdicts).toEqual([{ kind: 'ok' }])
+    // A success carries what the latency measure takes: its time, kind and output tokens.
+    expect(json.verdicts).toEqual([
+      { kind: 'ok', elapsedMs: expect.any(Number), stream: false, outputTokens: 1 },
+    ])
 
     const streamed = build(
       () => new Response(chatFrames.join(''), { headers: { 'content-type': 'text/event-stream' } }),
@@ -119,7 +122,9 @@ describe('the selector hears one verdict per selection', () => {
       .openai()
       .chat.completions.create({ model: 'm', messages: hello, stream: true })
     for await (const _ of stream) void _
-    expect(streamed.verdicts).toEqual([{ kind: 'ok' }])
+    expect(streamed.verdicts).toEqual([
+      { kind: 'ok', elapsedMs: expect.any(Number), stream: true, outputTokens: undefined },
+    ])
   })
 
   it.each([

@@ -38,6 +38,8 @@ function describe(upstream: UpstreamHealth, now: number) {
     summary: summaryOf(upstream, now),
     inFlight: upstream.inFlight,
     maxConcurrent: upstream.maxConcurrent ?? null,
+    tier: upstream.tier ?? 0,
+    routing: routingOf(upstream),
     keys: (upstream.keys ?? []).map((key) => ({
       masked: key.masked,
       status: key.disabled === undefined ? 'in rotation' : `out of rotation: ${key.disabled}`,
@@ -57,4 +59,27 @@ function summaryOf(upstream: UpstreamHealth, now: number): string {
       ? undefined
       : Math.max(0, Math.ceil((upstream.openUntil - now) / 1000))
   return `Failing${why}: skipped${seconds === undefined ? '' : ` for ${seconds} more second${seconds === 1 ? '' : 's'}`}, then tried again.`
+}
+
+/**
+ * Its tier, its share of this instance's calls to its group lately, and its latency as this
+ * instance measured it, in words (all per instance: another instance sees its own traffic).
+ */
+function routingOf(upstream: UpstreamHealth): string {
+  const share =
+    upstream.share === undefined
+      ? ''
+      : `, ${Math.round(upstream.share * 100)}% of this instance's recent calls to the group (${upstream.recentCalls ?? 0})`
+  const latency = (upstream.latency ?? []).map((entry) => {
+    const parts: string[] = []
+    if (entry.streamMs !== undefined) {
+      parts.push(`${entry.streamMs} ms to first token (${entry.streamSamples} streams)`)
+    }
+    if (entry.jsonMsPerToken !== undefined) {
+      parts.push(`${entry.jsonMsPerToken} ms per output token (${entry.jsonSamples} answers)`)
+    }
+    return `${entry.model}: ${parts.join(', ')}`
+  })
+  const measured = latency.length === 0 ? '; not measured yet' : `; latency ${latency.join('; ')}`
+  return `Tier ${upstream.tier ?? 0}${share}${measured}.`
 }

@@ -29,6 +29,12 @@ export function formatRequestLog(event: RequestEvent): string {
   if (attempts !== undefined && (attempts.length > 1 || attempts[0]?.resting === true)) {
     parts.push(`attempts=${logField(attempts.map(formatAttempt).join(','))}`)
   }
+  // Why the answering upstream was chosen, when it was chosen among several.
+  const last = attempts?.at(-1)
+  if (last?.strategy !== undefined && last.strategy !== 'only') {
+    const score = last.score === undefined ? '' : `:${formatScore(last.score)}`
+    parts.push(`route=${logField(`tier${last.tier ?? 0}:${last.strategy}${score}`)}`)
+  }
   if (event.stream === true) parts.push('stream')
   if (event.usage !== undefined) {
     parts.push(`tokens=${event.usage.inputTokens}+${event.usage.outputTokens}`)
@@ -73,12 +79,18 @@ export function isoTime(ms: number): string {
 
 /**
  * `group/upstream:status:verdict`, with the masked pooled key when there is one and `:resting`
- * for an attempt sent while its upstream rested.
+ * for an attempt sent while its upstream rested, then its tier and strategy when not the defaults.
  */
 function formatAttempt(attempt: UpstreamAttempt): string {
   const key = attempt.credential === undefined ? '' : `[${attempt.credential}]`
   const resting = attempt.resting === true ? ':resting' : ''
-  return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}${resting}`
+  // Its tier and strategy when they are not the defaults (the `route=` field gives the last's).
+  const tier = (attempt.tier ?? 0) === 0 ? '' : `:tier${attempt.tier}`
+  const strategy =
+    attempt.strategy === undefined || attempt.strategy === 'only' || attempt.strategy === 'weighted'
+      ? ''
+      : `:${attempt.strategy}${attempt.score === undefined ? '' : `=${formatScore(attempt.score)}`}`
+  return `${attempt.group}/${attempt.upstream}${key}:${attempt.status ?? attempt.phase}:${attempt.verdict}${resting}${tier}${strategy}`
 }
 
 /** The line the CLI logs when a key's spend crosses a budget's alert threshold. */
@@ -94,4 +106,9 @@ export function formatBudgetAlert(alert: BudgetAlert): string {
     `limit=${formatUsd(usdToNano(alert.limitUsd))}`,
     `resets=${alert.resetAt ?? 'never'}`,
   ].join(' ')
+}
+
+/** A strategy's score, short: three significant digits. */
+function formatScore(score: number): string {
+  return Number.isFinite(score) ? String(Number(score.toPrecision(3))) : '-'
 }

@@ -134,6 +134,13 @@ export function createOtelTelemetry(
       'model_gateway.attempt.upstream': start.record.upstream,
     }
     if (start.stream) attributes['gen_ai.request.stream'] = true
+    if (start.record.tier !== undefined)
+      attributes['model_gateway.attempt.tier'] = start.record.tier
+    if (start.record.strategy !== undefined) {
+      attributes['model_gateway.attempt.strategy'] = start.record.strategy
+    }
+    if (start.record.score !== undefined)
+      attributes['model_gateway.attempt.score'] = start.record.score
     if (start.record.credential !== undefined) {
       attributes['model_gateway.attempt.credential'] = start.record.credential
     }

@@ -16,6 +16,8 @@ type Health = {
     summary: string
     inFlight: number
     maxConcurrent: number | null
+    tier: number
+    routing: string
     keys: Array<{ masked: string; status: string }>
   }>
 }
@@ -48,6 +50,7 @@ export function HealthPage(_props: PageProps) {
               ${upstream.upstream} <small class="muted">group ${upstream.group}</small>
             </h2>
             <p>${upstream.summary}</p>
+            <p class="muted">${upstream.routing}</p>
             ${upstream.maxConcurrent === null ? null : html`<p class="muted">At most ${upstream.maxConcurrent} at once.</p>`}
             ${
               upstream.keys.length === 0
