@@ -7,6 +7,8 @@ import {
 import { openingsScript } from '../../src/redis/redis-circuit-store'
 import { responseStoreScripts } from '../../src/redis/redis-response-store'
 import { usageScripts } from '../../src/redis/lua/usage-scripts'
+import { createRedisResponseCache } from '../../src/cache/redis-response-cache'
+import { createRedisMcpSessionStore } from '../../src/mcp/redis/redis-session-store'
 
 /**
  * Every Redis store's scripts and the calls that run them with every key shape they use, for
@@ -81,6 +83,38 @@ export const slotShapes: SlotShape[] = [
       for (const id of awkwardIds) store.open(`group/${id}`, 60_000, Date.now())
       await store.sync?.()
       await store.close?.()
+    },
+  },
+  {
+    // Raw EVAL scripts, not `RedisScript`s: the list stays empty and the calls are checked.
+    store: 'response cache: one key per entry',
+    scripts: [],
+    async exercise(client, prefix) {
+      const cache = createRedisResponseCache({ client, prefix })
+      for (const id of awkwardIds) {
+        await cache.set(`entry-${id}`, `{"id":"${id.length}"}`, 60_000)
+        if ((await cache.get(`entry-${id}`)) === undefined) throw new Error(`lost entry ${id}`)
+      }
+    },
+  },
+  {
+    store: 'MCP sessions: one hash per session',
+    scripts: [],
+    async exercise(client, prefix) {
+      const store = createRedisMcpSessionStore({ client, prefix, ttlSeconds: 60 })
+      for (const id of awkwardIds) {
+        await store.put({
+          id: `session-${id}`,
+          keyId: `key-${id}`,
+          protocolVersion: '2025-11-25',
+          clientCapabilities: {},
+          clientInfo: { name: 'slot-test', version: '1' },
+          upstream: new Map([[`server-${id}`, '']]),
+        } as never)
+        await store.setUpstream(`session-${id}`, `other-${id}`, `upstream-${id}`)
+        if ((await store.get(`session-${id}`)) === undefined) throw new Error(`lost session ${id}`)
+        await store.delete(`session-${id}`)
+      }
     },
   },
 ]
