@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
-import { isJsonObject, stringOf } from '../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../internal/json'
 import { admit } from '../relay/admit'
 import { requestSubjects } from '../relay/request-subjects'
 import type { Reservation } from '../usage/usage-meter'
@@ -43,6 +43,14 @@ export async function forward(
   const keyId = scope.key.id
   const tool = request.tool
   let reservation: Reservation | undefined
+  const callKey = `${session.id} ${JSON.stringify(request.id)}`
+  // A second call under an id still in flight would take over the first one's cancellation.
+  if (gateway.calls.has(callKey)) {
+    return rpcAnswer(request.id, {
+      code: rpcCodes.invalidRequest,
+      message: 'A request with this id is still in flight in this session.',
+    })
+  }
   if (tool !== undefined) {
     const held = gateway.inFlight.get(keyId) ?? 0
     if (held >= gateway.config.maxCallsInFlight) {
@@ -51,6 +59,8 @@ export async function forward(
         message: `This key has ${held} tool calls in flight (mcp.maxCallsInFlight); retry when one ends.`,
       })
     }
+    // Counted before the admission's await, so calls that overlap it see each other.
+    gateway.inFlight.set(keyId, held + 1)
     try {
       const subjects = requestSubjects(runtime, scope, scope.key)
       const admission = await admit(runtime, scope, scope.key, {
@@ -60,17 +70,16 @@ export async function forward(
       })
       reservation = admission.reservation
     } catch (error) {
+      releaseInFlight(gateway, keyId)
       const message = error instanceof GatewayError ? error.message : 'The call was refused.'
       return rpcAnswer(request.id, { code: rpcCodes.limited, message })
     }
-    gateway.inFlight.set(keyId, held + 1)
     scope.event.group = 'mcp'
     scope.event.provider = tool.server
     scope.event.model = `${tool.server}__${tool.tool}`
     scope.event.upstreamModel = tool.tool
   }
   const controller = new AbortController()
-  const callKey = `${session.id} ${JSON.stringify(request.id)}`
   gateway.calls.set(callKey, controller)
   const timer = setTimeout(
     () =>
@@ -96,9 +105,7 @@ export async function forward(
     gateway.calls.delete(callKey)
     scope.request.signal.removeEventListener('abort', onClientGone)
     if (tool !== undefined && reservation !== undefined) {
-      const left = (gateway.inFlight.get(keyId) ?? 1) - 1
-      if (left <= 0) gateway.inFlight.delete(keyId)
-      else gateway.inFlight.set(keyId, left)
+      releaseInFlight(gateway, keyId)
       span?.end({ ...(error === undefined ? {} : { error: String(error.code) }) })
       recordToolCall(runtime, scope, tool, reservation, {
         outcome,
@@ -128,10 +135,11 @@ export async function forward(
         const id = reply['id']
         // A server's request goes to the client with the server in its id, so that the client's
         // answer (which may reach another instance) finds its way back.
+        const clean = scrubJson(reply, request.endpoint.auth.scrub)
         push(
           id === undefined
-            ? reply
-            : { ...reply, id: `${request.endpoint.id}:${JSON.stringify(id)}` },
+            ? clean
+            : { ...clean, id: `${request.endpoint.id}:${JSON.stringify(id)}` },
         )
         continue
       }
@@ -141,7 +149,9 @@ export async function forward(
         return errorResponse(request.id, {
           code: typeof error['code'] === 'number' ? error['code'] : rpcCodes.upstreamFailed,
           message: request.endpoint.auth.scrub(stringOf(error['message'] ?? 'error')),
-          ...(error['data'] === undefined ? {} : { data: error['data'] }),
+          ...(error['data'] === undefined
+            ? {}
+            : { data: scrubJson(error['data'], request.endpoint.auth.scrub) }),
         })
       }
       const result = isJsonObject(reply['result']) ? reply['result'] : {}
@@ -215,4 +225,25 @@ export async function forward(
 /** A JSON-RPC error answer (HTTP 200: the request was delivered, the call failed). */
 export function rpcAnswer(id: JsonRpcId | null, error: RpcError): GatewayAnswer {
   return jsonAnswer(errorResponse(id, error))
+}
+
+/** Gives back a key's in-flight slot. */
+function releaseInFlight(gateway: McpGateway, keyId: string): void {
+  const left = (gateway.inFlight.get(keyId) ?? 1) - 1
+  if (left <= 0) gateway.inFlight.delete(keyId)
+  else gateway.inFlight.set(keyId, left)
+}
+
+/**
+ * A server's message or error data with the server's credentials scrubbed from its text: a server
+ * that echoes its token in a log notification or an error's `data` must not hand it to the
+ * client. Unchanged values are returned as they are; a value that no longer parses is dropped.
+ */
+function scrubJson<T>(value: T, scrub: (text: string) => string): T | Record<string, never> {
+  const text = JSON.stringify(value)
+  if (text === undefined) return value
+  const clean = scrub(text)
+  if (clean === text) return value
+  const parsed = parseJson(clean)
+  return parsed.ok ? (parsed.value as T) : {}
 }

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
+import { scanClientJson } from '../http/client-json'
 import { parseJson } from '../internal/json'
 import { aggregateList, isListMethod } from './aggregate'
 import { forward, rpcAnswer } from './forward'
@@ -40,6 +41,8 @@ export async function handleMcpPost(
     )
   }
   const text = await scope.request.text(gateway.config.maxRequestBytes)
+  // Nesting is bounded before anything parses or clones the message (the LLM routes' limit).
+  scanClientJson(text)
   const parsed = parseJson(text)
   if (!parsed.ok)
     throw new GatewayError('invalid_request', 'Parse error: the body is not JSON.', {
@@ -140,7 +143,13 @@ async function deliver(
     const colon = typeof id === 'string' ? id.indexOf(':') : -1
     const endpoint = colon > 0 ? gateway.endpoints.get((id as string).slice(0, colon)) : undefined
     const original = colon > 0 ? parseJson((id as string).slice(colon + 1)) : undefined
-    if (endpoint === undefined || original === undefined || !original.ok) {
+    // Only a server this key may use, and the session's own on `/mcp/{server}`: an id naming
+    // another server must not make the gateway call it with its credentials.
+    const allowed =
+      endpoint !== undefined &&
+      (session.server === undefined || session.server === endpoint.id) &&
+      mcpAllowed(grantsOf(scope.key.mcp, scope.team?.mcp), endpoint.id, 'server')
+    if (!allowed || original === undefined || !original.ok) {
       throw new GatewayError('invalid_request', 'The response answers no request of this session.')
     }
     scope.waitUntil(

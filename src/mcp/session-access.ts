@@ -8,6 +8,9 @@ import type { McpSession } from './session-store'
 /** The protocol revisions the gateway serves (Streamable HTTP, sessions), newest first. */
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
 
+/** The most of a client's `initialize` capabilities and info a session keeps, as JSON text. */
+const maxClientFieldsBytes = 16 * 1024
+
 /**
  * Opens a session for `initialize`: the client's requested revision when the gateway serves it,
  * else the newest (MCP's negotiation), a random id (122 bits, ASCII), and the key it belongs to.
@@ -22,6 +25,14 @@ export async function openSession(
   const version = supportedVersions.find((v) => v === asked) ?? supportedVersions[0]
   const capabilities = params?.['capabilities']
   const clientInfo = params?.['clientInfo']
+  // Kept with the session and sent to every server it opens: a client's real capabilities and
+  // info are a few hundred bytes; megabytes of them would be held per session.
+  if (JSON.stringify([capabilities ?? null, clientInfo ?? null]).length > maxClientFieldsBytes) {
+    throw new GatewayError(
+      'invalid_request',
+      `initialize: capabilities and clientInfo together exceed ${maxClientFieldsBytes} bytes.`,
+    )
+  }
   const session: McpSession = {
     id: crypto.randomUUID(),
     keyId: scope.key.id,
