@@ -36,6 +36,11 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   rewritten). `usage_daily_team` rolls up each team's requests per key, UTC day and model in the
  *   same statement as the other rollup; `usage_daily` is left as it is, so a gateway of version 3
  *   still writes to a version 4 database during a rolling upgrade (its rows have no team).
+ * - Response cache (version 6; version 5 is the MCP gateway's): ledger rows gain `cached` (true
+ *   for an answer from the response cache) and `saved_cost_nano` (what the original call cost),
+ *   nullable without a default; both rollups gain `cache_hits` and `saved_cost_nano`, 0 by
+ *   default, so a gateway of an earlier version still writes to a version 6 database. It touches
+ *   nothing version 5 made, so it applies before or after it.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -179,6 +184,21 @@ CREATE TABLE ${t.teamDaily} (
   PRIMARY KEY (team, day, key_id, model)
 );
 CREATE INDEX "${t.prefix}_usage_daily_team_day" ON ${t.teamDaily} (day);`,
+  },
+  {
+    version: 6,
+    name: 'response cache hits and the money they saved',
+    // Nullable ledger columns without a default: no row is rewritten. Rollup defaults of 0 are
+    // metadata-only (Postgres 11+), and old rows rightly have no hits.
+    sql: (
+      t,
+    ) => `ALTER TABLE ${t.ledger} ADD COLUMN cached boolean, ADD COLUMN saved_cost_nano bigint;
+ALTER TABLE ${t.daily}
+  ADD COLUMN cache_hits bigint NOT NULL DEFAULT 0,
+  ADD COLUMN saved_cost_nano bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${t.teamDaily}
+  ADD COLUMN cache_hits bigint NOT NULL DEFAULT 0,
+  ADD COLUMN saved_cost_nano bigint NOT NULL DEFAULT 0;`,
   },
 ]
 
