@@ -39,6 +39,9 @@ export function spendOf(
     day_usd: used('usdPerDay') ?? fromLedger((day) => day.date === today),
     month_usd: used('usdPerMonth') ?? fromLedger((day) => day.date.startsWith(month)),
     unpriced_requests: summary.unpricedRequests ?? null,
+    // What the response cache's hits saved (the original calls' cost); null from a meter that
+    // does not count hits.
+    saved_usd: summary.savedCostNanoUsd === undefined ? null : nanoToUsd(summary.savedCostNanoUsd),
   }
 }
 

@@ -68,6 +68,7 @@ export async function handleKeyUsage(
       output_tokens: summary.outputTokens,
       cached_input_tokens: summary.cachedInputTokens,
       total_tokens: summary.totalTokens,
+      cache_hits: summary.cacheHits ?? null,
     },
     quota: {
       unit: 'tokens',
@@ -146,6 +147,8 @@ function dayJson(day: DailyUsage) {
     total_tokens: day.totalTokens,
     cost_usd: day.costNanoUsd === undefined ? null : nanoToUsd(day.costNanoUsd),
     unpriced_requests: day.unpricedRequests ?? null,
+    cache_hits: day.cacheHits ?? null,
+    saved_usd: day.savedCostNanoUsd === undefined ? null : nanoToUsd(day.savedCostNanoUsd),
   }
 }
 

@@ -16,7 +16,9 @@ export const ledgerSums = `count(*)::text AS requests,
   coalesce(sum(total_tokens), 0)::text AS total_tokens,
   coalesce(sum(cost_nano), 0)::text AS cost_nano,
   coalesce(sum(list_cost_nano), 0)::text AS list_cost_nano,
-  count(*) FILTER (WHERE cost_nano IS NULL)::text AS unpriced_requests`
+  count(*) FILTER (WHERE cost_nano IS NULL)::text AS unpriced_requests,
+  count(*) FILTER (WHERE cached)::text AS cache_hits,
+  coalesce(sum(saved_cost_nano), 0)::text AS saved_cost_nano`
 
 /** One key's end users over a span: each one's totals, most spend first. */
 export type EndUserUsageReport = {

@@ -34,7 +34,9 @@ export const usageSums = `coalesce(sum(requests), 0)::text AS requests,
   coalesce(sum(total_tokens), 0)::text AS total_tokens,
   coalesce(sum(cost_nano), 0)::text AS cost_nano,
   coalesce(sum(list_cost_nano), 0)::text AS list_cost_nano,
-  coalesce(sum(unpriced_requests), 0)::text AS unpriced_requests`
+  coalesce(sum(unpriced_requests), 0)::text AS unpriced_requests,
+  coalesce(sum(cache_hits), 0)::text AS cache_hits,
+  coalesce(sum(saved_cost_nano), 0)::text AS saved_cost_nano`
 
 const dayMs = 86_400_000
 
@@ -119,6 +121,8 @@ export async function dailyUsage(
       totalTokens: totals.totalTokens,
       costNanoUsd: totals.costNanoUsd,
       unpricedRequests: totals.unpricedRequests,
+      cacheHits: totals.cacheHits,
+      savedCostNanoUsd: totals.savedCostNanoUsd,
     }
   })
 }
@@ -139,6 +143,8 @@ export function readTotals(row: Record<string, unknown>): UsageTotals {
     costNanoUsd: Number(row.cost_nano ?? 0),
     listCostNanoUsd: Number(row.list_cost_nano ?? 0),
     unpricedRequests: Number(row.unpriced_requests ?? 0),
+    cacheHits: Number(row.cache_hits ?? 0),
+    savedCostNanoUsd: Number(row.saved_cost_nano ?? 0),
   }
 }
 

@@ -38,6 +38,9 @@ export type LedgerRow = {
   end_user: string | null
   /** Schema version 5: `tool` for an MCP tool call, null for a model call. */
   kind: string | null
+  /** Schema version 6: true for a response-cache hit (else null), and what the hit saved. */
+  cached: boolean | null
+  saved_cost_nano: number | null
 }
 
 /** One upstream attempt as the ledger stores it: `UpstreamAttempt`, made storable. */
@@ -90,6 +93,11 @@ export function toLedgerRow(record: UsageRecord): LedgerRow {
     team: optionalText(record.team),
     end_user: optionalText(record.endUser),
     kind: record.kind ?? null,
+    cached: record.cached === true ? true : null,
+    saved_cost_nano:
+      record.cached === true && record.savedCost != null
+        ? (whole(record.savedCost.nanoUsd) ?? null)
+        : null,
   }
 }
 
@@ -145,7 +153,8 @@ const rowColumns = `request_id text, started_at_ms bigint, key_id text, group_id
   status smallint, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
   total_tokens bigint, estimated boolean, duration_ms integer, attempts jsonb,
   cache_write_input_tokens bigint, cache_write_1h_input_tokens bigint, reasoning_tokens bigint,
-  cost_nano bigint, list_cost_nano bigint, price jsonb, team text, end_user text, kind text`
+  cost_nano bigint, list_cost_nano bigint, price jsonb, team text, end_user text, kind text,
+  cached boolean, saved_cost_nano bigint`
 
 const sumColumns = [
   'input_tokens',
@@ -157,6 +166,7 @@ const sumColumns = [
   'reasoning_tokens',
   'cost_nano',
   'list_cost_nano',
+  'saved_cost_nano',
 ] as const
 
 /**
@@ -176,12 +186,13 @@ function rollupSql(table: string, groupBy: readonly string[], where: string): st
     'aborted_requests',
     ...sumColumns,
     'unpriced_requests',
+    'cache_hits',
   ]
-  return `INSERT INTO ${table} AS daily (${columns.join(', ')}, unpriced_requests)
+  return `INSERT INTO ${table} AS daily (${columns.join(', ')}, unpriced_requests, cache_hits)
   SELECT ${selects.join(', ')}, count(*),
     count(*) FILTER (WHERE outcome = 'error'), count(*) FILTER (WHERE outcome = 'aborted'),
     ${sumColumns.map((column) => `coalesce(sum(${column}), 0)`).join(', ')},
-    count(*) FILTER (WHERE cost_nano IS NULL)
+    count(*) FILTER (WHERE cost_nano IS NULL), count(*) FILTER (WHERE cached)
   FROM inserted${where}
   GROUP BY ${positions}
   ORDER BY ${positions}
@@ -205,16 +216,16 @@ export function insertBatchSql(tables: Tables): string {
     upstream_model, route, stream, outcome, status, input_tokens, output_tokens,
     cached_input_tokens, total_tokens, estimated, duration_ms, ended_at, attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price, team, end_user, kind)
+    list_cost_nano, price, team, end_user, kind, cached, saved_cost_nano)
   SELECT request_id, timestamptz 'epoch' + started_at_ms * interval '1 millisecond', key_id,
     group_id, provider_id, model, upstream_model, route, stream, outcome, status, input_tokens,
     output_tokens, cached_input_tokens, total_tokens, estimated, duration_ms,
     timestamptz 'epoch' + (started_at_ms + duration_ms) * interval '1 millisecond', attempts,
     cache_write_input_tokens, cache_write_1h_input_tokens, reasoning_tokens, cost_nano,
-    list_cost_nano, price, team, end_user, kind
+    list_cost_nano, price, team, end_user, kind, cached, saved_cost_nano
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
-  RETURNING key_id, team, ended_at, model, outcome, ${sumColumns.join(', ')}
+  RETURNING key_id, team, ended_at, model, outcome, cached, ${sumColumns.join(', ')}
 ), rolled AS (
   ${rollupSql(tables.daily, ['key_id', 'day', 'model'], '')}
 ), team_rolled AS (

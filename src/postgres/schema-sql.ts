@@ -42,6 +42,11 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  * - MCP tool calls (version 5): ledger rows gain `kind` (`tool` for a tool call of the MCP
  *   gateway, null for a model call). A tool call's row names the server as `provider_id`, the
  *   prefixed tool as `model` and the tool as `upstream_model`, with no tokens and a cost of 0.
+ * - Response cache (version 6): ledger rows gain `cached` (true
+ *   for an answer from the response cache) and `saved_cost_nano` (what the original call cost),
+ *   nullable without a default; both rollups gain `cache_hits` and `saved_cost_nano`, 0 by
+ *   default, so a gateway of an earlier version still writes to a version 6 database. It touches
+ *   nothing version 5 made, so it applies before or after it.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -194,6 +199,21 @@ CREATE INDEX "${t.prefix}_usage_daily_team_day" ON ${t.teamDaily} (day);`,
     sql: (t) => `ALTER TABLE ${t.ledger} ADD COLUMN kind text;
 CREATE INDEX "${t.prefix}_usage_ledger_tool_calls" ON ${t.ledger} (key_id, ended_at)
   WHERE kind = 'tool';`,
+  },
+  {
+    version: 6,
+    name: 'response cache hits and the money they saved',
+    // Nullable ledger columns without a default: no row is rewritten. Rollup defaults of 0 are
+    // metadata-only (Postgres 11+), and old rows rightly have no hits.
+    sql: (
+      t,
+    ) => `ALTER TABLE ${t.ledger} ADD COLUMN cached boolean, ADD COLUMN saved_cost_nano bigint;
+ALTER TABLE ${t.daily}
+  ADD COLUMN cache_hits bigint NOT NULL DEFAULT 0,
+  ADD COLUMN saved_cost_nano bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${t.teamDaily}
+  ADD COLUMN cache_hits bigint NOT NULL DEFAULT 0,
+  ADD COLUMN saved_cost_nano bigint NOT NULL DEFAULT 0;`,
   },
 ]
 

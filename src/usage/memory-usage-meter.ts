@@ -122,6 +122,8 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         totalTokens: 0,
         costNanoUsd: 0,
         unpricedRequests: 0,
+        cacheHits: 0,
+        savedCostNanoUsd: 0,
       }
       totals.set(slot, summary)
     }
@@ -131,6 +133,10 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
     summary.requests += 1
     if (record.cost === null) summary.unpricedRequests! += 1
     else if (record.cost !== undefined) summary.costNanoUsd! += record.cost.nanoUsd
+    if (record.cached === true) {
+      summary.cacheHits! += 1
+      summary.savedCostNanoUsd! += record.savedCost?.nanoUsd ?? 0
+    }
     if (record.usage !== undefined) {
       summary.inputTokens += record.usage.inputTokens
       summary.outputTokens += record.usage.outputTokens

@@ -34,4 +34,7 @@ export type DailyUsage = {
   costNanoUsd?: number | undefined
   /** Requests of the day on models without a price. */
   unpricedRequests?: number | undefined
+  /** The day's response-cache hits and what they saved (nano-USD); absent before schema 6. */
+  cacheHits?: number | undefined
+  savedCostNanoUsd?: number | undefined
 }

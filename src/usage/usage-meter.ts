@@ -236,6 +236,12 @@ export type KeyUsageSummary = {
    */
   costNanoUsd?: number | undefined
   unpricedRequests?: number | undefined
+  /**
+   * Requests answered from the response cache (counted in `requests` too) and the money they
+   * saved (the original calls' cost, nano-USD); absent from meters that do not count them.
+   */
+  cacheHits?: number | undefined
+  savedCostNanoUsd?: number | undefined
   /** The state of each limit the key has, when `summary` was given its settings. */
   limits?: readonly LimitState[] | undefined
 }

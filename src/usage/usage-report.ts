@@ -18,6 +18,10 @@ export type UsageTotals = {
   listCostNanoUsd: number
   /** Requests on models without a price (their spend is unknown, never 0). */
   unpricedRequests: number
+  /** Requests answered from the response cache (`UsageRecord.cached`); counted in `requests` too. */
+  cacheHits: number
+  /** What those hits saved: the original calls' cost (`UsageRecord.savedCost`), nano-USD. */
+  savedCostNanoUsd: number
 }
 
 /**
@@ -83,6 +87,8 @@ const totalNames = [
   'costNanoUsd',
   'listCostNanoUsd',
   'unpricedRequests',
+  'cacheHits',
+  'savedCostNanoUsd',
 ] as const satisfies ReadonlyArray<keyof UsageTotals>
 
 /** Totals of nothing. */
@@ -101,6 +107,8 @@ export function emptyTotals(): UsageTotals {
     costNanoUsd: 0,
     listCostNanoUsd: 0,
     unpricedRequests: 0,
+    cacheHits: 0,
+    savedCostNanoUsd: 0,
   }
 }
 
@@ -132,6 +140,8 @@ export function recordTotals(record: UsageRecord): UsageTotals {
     costNanoUsd: cost?.nanoUsd ?? 0,
     listCostNanoUsd: cost?.listNanoUsd ?? 0,
     unpricedRequests: cost === null ? 1 : 0,
+    cacheHits: record.cached === true ? 1 : 0,
+    savedCostNanoUsd: record.cached === true ? (record.savedCost?.nanoUsd ?? 0) : 0,
   }
 }
 

@@ -110,7 +110,9 @@ describe('money through the CLI', { timeout: 90_000 }, () => {
     const text = await runCli(['keys', 'usage', created.id, '--config', path], env)
     expect(text.stdout).toContain('Spend per model:')
     expect(text.stdout).toContain('Spend per day:')
-    expect(text.stdout).toMatch(/^priced\s+1\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\$0\.\d+\s+0$/m)
+    expect(text.stdout).toMatch(
+      /^priced\s+1\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\$0\.\d+\s+0\s+0\s+\$0$/m,
+    )
     expect(text.stdout).toMatch(/Lifetime: \d+ requests, \d+ tokens, \$0\.\d+;/)
 
     // The organisation view, across every key.

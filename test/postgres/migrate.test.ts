@@ -9,9 +9,13 @@ import {
   migrate,
   schemaVersion,
 } from '../../src/postgres/index'
+import { migrations } from '../../src/postgres/schema-sql'
 import { createPriceCatalogue } from '../../src/pricing/price-catalogue'
 import { usageCost } from '../../src/pricing/usage-cost'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+
+/** Every migration's version, in order (version 5 is another branch's; 6 applies without it). */
+const allVersions = migrations.map((migration) => migration.version)
 
 let database: TestDatabase
 beforeAll(async () => {
@@ -59,7 +63,7 @@ describe('migrate', () => {
 
     const first = await migrate(options)
     expect(first.version).toBe(latestSchemaVersion)
-    expect(first.applied.map((step) => step.version)).toEqual([1, 2, 3, 4, 5])
+    expect(first.applied.map((step) => step.version)).toEqual(allVersions)
     const second = await migrate(options)
     expect(second).toEqual({ version: latestSchemaVersion, applied: [] })
 
@@ -88,10 +92,12 @@ describe('migrate', () => {
         model, upstream_model, route, stream, outcome, status, duration_ms, ended_at)
       VALUES ('req_old', now(), 'k', 'g', 'g#0', 'm', 'm', 'chat.completions', false, 'ok', 200, 5, now())`)
     expect(await schemaVersion(options)).toBe(1)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 1; this version needs 5/)
+    await expect(assertMigrated(options)).rejects.toThrow(
+      new RegExp(`version 1; this version needs ${latestSchemaVersion}`),
+    )
 
     const upgraded = await migrate(options)
-    expect(upgraded.applied.map((step) => step.version)).toEqual([2, 3, 4, 5])
+    expect(upgraded.applied.map((step) => step.version)).toEqual(allVersions.slice(1))
     await assertMigrated(options)
     const { rows } = await database.pool.query(
       'SELECT request_id, attempts FROM upgrade.mg_usage_ledger',
@@ -120,7 +126,9 @@ describe('migrate', () => {
       INSERT INTO money.mg_api_keys (id, public_id, secret_hash)
       VALUES ('old-key', 'pub123456789', '${'0'.repeat(64)}');`)
     expect(await schemaVersion(options)).toBe(2)
-    await expect(assertMigrated(options)).rejects.toThrow(/version 2; this version needs 5/)
+    await expect(assertMigrated(options)).rejects.toThrow(
+      new RegExp(`version 2; this version needs ${latestSchemaVersion}`),
+    )
 
     const upgraded = await migrate(options)
     expect(upgraded.applied).toEqual([
@@ -287,19 +295,13 @@ describe('migrate', () => {
       )
       expect(results.every((result) => result.version === latestSchemaVersion)).toBe(true)
       // Exactly one caller applied each migration; the rest waited on the lock and skipped it.
-      expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual([
-        1, 2, 3, 4, 5,
-      ])
+      expect(results.flatMap((result) => result.applied.map((step) => step.version))).toEqual(
+        allVersions,
+      )
       const { rows } = await database.pool.query(
         'SELECT version FROM racing.mg_migrations ORDER BY version',
       )
-      expect(rows).toEqual([
-        { version: 1 },
-        { version: 2 },
-        { version: 3 },
-        { version: 4 },
-        { version: 5 },
-      ])
+      expect(rows).toEqual(allVersions.map((version) => ({ version })))
     } finally {
       await Promise.all(clients.map((client) => client.end()))
     }

@@ -58,6 +58,9 @@ export async function usageCall(call: ConsoleRequest) {
         totalTokens: summary.totalTokens,
         costNanoUsd: summary.costNanoUsd ?? null,
         unpricedRequests: summary.unpricedRequests ?? null,
+        // Response-cache hits and what they saved; null from a meter that does not count them.
+        cacheHits: summary.cacheHits ?? null,
+        savedCostNanoUsd: summary.savedCostNanoUsd ?? null,
       }
     }),
   )

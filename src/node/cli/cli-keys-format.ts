@@ -74,11 +74,18 @@ export function budgetText(
   return parts.join(' ') || '-'
 }
 
-/** Spend as text: dollars, and how many requests had no price (their spend is unknown). */
+/**
+ * Spend as text: dollars, how many requests had no price (their spend is unknown), and what
+ * response-cache hits saved, when there were any.
+ */
 export function spendText(totals: UsageTotals): string {
   const unpriced =
     totals.unpricedRequests === 0 ? '' : ` + ${totals.unpricedRequests} unpriced requests`
-  return `${formatUsd(totals.costNanoUsd)}${unpriced}`
+  const saved =
+    totals.cacheHits === 0
+      ? ''
+      : ` (${totals.cacheHits} cache hits saved ${formatUsd(totals.savedCostNanoUsd)})`
+  return `${formatUsd(totals.costNanoUsd)}${unpriced}${saved}`
 }
 
 /** The table of spend per model (or per anything): requests, tokens, cost. */
@@ -97,6 +104,8 @@ export function spendTable(
       'REASONING',
       'COST',
       'UNPRICED',
+      'CACHE-HITS',
+      'SAVED',
     ],
     rows.map(([name, row]) => [
       name,
@@ -110,6 +119,9 @@ export function spendTable(
       ].map(String),
       formatUsd(row.costNanoUsd),
       String(row.unpricedRequests),
+      // Response-cache hits (counted in REQUESTS too) and what they saved: the original cost.
+      String(row.cacheHits),
+      formatUsd(row.savedCostNanoUsd),
     ]),
   )
 }

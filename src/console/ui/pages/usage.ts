@@ -16,12 +16,23 @@ type Totals = {
   /** Nano-USD; `null` where the meter predates prices. */
   costNanoUsd: number | null
   unpricedRequests: number | null
+  /** Response-cache hits and what they saved (nano-USD); absent or `null` where not counted. */
+  cacheHits?: number | null
+  savedCostNanoUsd?: number | null
 }
 
-/** What a row spent, and how many of its requests had no price (their spend is unknown). */
+/**
+ * What a row spent, how many of its requests had no price (their spend is unknown), and what its
+ * response-cache hits saved.
+ */
 function spendText(row: Totals): string {
   const unpriced = row.unpricedRequests ?? 0
-  return `${usd(row.costNanoUsd)}${unpriced > 0 ? ` + ${count(unpriced)} unpriced` : ''}`
+  const hits = row.cacheHits ?? 0
+  const saved =
+    hits > 0
+      ? ` (${count(hits)} cache ${hits === 1 ? 'hit' : 'hits'} saved ${usd(row.savedCostNanoUsd ?? 0)})`
+      : ''
+  return `${usd(row.costNanoUsd)}${unpriced > 0 ? ` + ${count(unpriced)} unpriced` : ''}${saved}`
 }
 
 type UsageAnswer =
