@@ -6,13 +6,13 @@ import { ask, startCluster, waitFor, type RedisServers } from '../helpers/redis-
 import { chat, clusterConfig, trafficKeys, usageOf, type Outcome } from './cluster-traffic'
 
 /**
- * A master of a real Redis Cluster (ports 17007–17012) killed mid-traffic: during the gap the
+ * A master of a real Redis Cluster (ports 17027–17032) killed mid-traffic: during the gap the
  * failure policy holds (keys without limits served, budgeted keys 503 with retry-after), and once
  * a replica is promoted service resumes by itself, with one log line each way.
  */
 let cluster: RedisServers
 beforeAll(async () => {
-  cluster = await startCluster(17007)
+  cluster = await startCluster(17027)
 }, 60_000)
 afterAll(async () => {
   await cluster?.stop()
@@ -54,7 +54,7 @@ describe('Redis Cluster failover', { timeout: 90_000 }, () => {
       const warmed = await request(budgeted, 0)
       expect(warmed.status).toBe(200)
       expect((await request(plain, 0)).status).toBe(200)
-      const victim = await masterOf(keySlot(`{k:${trafficKeys.quota.id}}`), 17007 + 5)
+      const victim = await masterOf(keySlot(`{k:${trafficKeys.quota.id}}`), 17027 + 5)
       const survivor = cluster.urls
         .map((entry) => Number(new URL(entry).port))
         .find((port) => port !== victim)!
