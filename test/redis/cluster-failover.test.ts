@@ -134,6 +134,15 @@ describe('Redis Cluster failover', { timeout: 90_000 }, () => {
       console.log(
         `cluster failover: killed master ${victim} (survivor ${survivor}); gap ${gapMs} ms (${refused.length} budgeted 503s, first ${refused[0]!.at - killedAt} ms after the kill); plain keys ${timeline.filter((entry) => entry.key === 'plain' && entry.at > killedAt).length} served; usage charged ${warm} tokens, counted after promotion ${counted}, lost ${warm - counted}`,
       )
+      // Where the loss sits: tokens of the budgeted 200s answered just before the kill, and
+      // after it (settles of requests admitted before the kill).
+      const tokensBetween = (from: number, to: number) =>
+        timeline
+          .filter((entry) => entry.key === 'budgeted' && entry.at > from && entry.at <= to)
+          .reduce((sum, entry) => sum + (entry.outcome.tokens ?? 0), 0)
+      console.log(
+        `cluster failover: tokens answered in the last 100/250/500 ms before the kill ${tokensBetween(killedAt - 100, killedAt)}/${tokensBetween(killedAt - 250, killedAt)}/${tokensBetween(killedAt - 500, killedAt)}; after the kill before the first refusal ${tokensBetween(killedAt, refused[0]!.at)}`,
+      )
       expect(counted).toBeLessThanOrEqual(warm)
     } finally {
       await gateway.close()
