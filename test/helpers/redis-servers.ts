@@ -6,8 +6,8 @@ import { createClient } from 'redis'
 
 /**
  * Redis servers a test starts on loopback from the machine's `redis-server`, each in a temp dir
- * that `stop()` removes with the processes. Cluster nodes take ports 17001–17020 (bus +10000),
- * Sentinel primaries and replicas 16401–16420, sentinels 26401–26420: no other test uses them.
+ * that `stop()` removes with the processes. Cluster nodes take ports 17001–17040 (bus +10000),
+ * Sentinel primaries and replicas 16401–16440, sentinels 26401–26440: no other test uses them.
  */
 export type RedisServers = {
   /** `redis://127.0.0.1:<port>` of each data node (cluster nodes, or primary then replicas). */
@@ -100,12 +100,12 @@ const common = (port: number) => [
 
 /**
  * A Redis Cluster of `masters` masters with one replica each, on `firstPort`… (within
- * 17001–17020), created with `redis-cli --cluster create`, ready when every node reports
+ * 17001–17040), created with `redis-cli --cluster create`, ready when every node reports
  * `cluster_state:ok`. `cluster-node-timeout` is small (1000 ms) so failovers take seconds.
  */
 export async function startCluster(firstPort: number, masters = 3): Promise<RedisServers> {
   const ports = Array.from({ length: masters * 2 }, (_, index) => firstPort + index)
-  if (ports[0]! < 17001 || ports.at(-1)! > 17020) throw new Error('cluster ports are 17001–17020')
+  if (ports[0]! < 17001 || ports.at(-1)! > 17040) throw new Error('cluster ports are 17001–17040')
   const dir = mkdtempSync(join(tmpdir(), 'mg-cluster-'))
   const servers = startServers(
     dir,
@@ -147,8 +147,8 @@ export async function startCluster(firstPort: number, masters = 3): Promise<Redi
 }
 
 /**
- * A primary (`dataPort`) with two replicas (`dataPort + 1`, `+ 2`) within 16401–16420, and three
- * sentinels from `sentinelPort` (within 26401–26420) watching it as `name`, with a 1000 ms
+ * A primary (`dataPort`) with two replicas (`dataPort + 1`, `+ 2`) within 16401–16440, and three
+ * sentinels from `sentinelPort` (within 26401–26440) watching it as `name`, with a 1000 ms
  * down-after so a failover takes a few seconds.
  */
 export async function startSentinel(
@@ -158,9 +158,9 @@ export async function startSentinel(
 ): Promise<RedisServers & { sentinelUrls: string[] }> {
   const data = [dataPort, dataPort + 1, dataPort + 2]
   const sentinels = [sentinelPort, sentinelPort + 1, sentinelPort + 2]
-  if (data[0]! < 16401 || data[2]! > 16420) throw new Error('data ports are 16401–16420')
-  if (sentinels[0]! < 26401 || sentinels[2]! > 26420)
-    throw new Error('sentinel ports are 26401–26420')
+  if (data[0]! < 16401 || data[2]! > 16440) throw new Error('data ports are 16401–16440')
+  if (sentinels[0]! < 26401 || sentinels[2]! > 26440)
+    throw new Error('sentinel ports are 26401–26440')
   const dir = mkdtempSync(join(tmpdir(), 'mg-sentinel-'))
   for (const port of sentinels) {
     writeFileSync(

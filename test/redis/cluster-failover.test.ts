@@ -6,13 +6,13 @@ import { ask, startCluster, waitFor, type RedisServers } from '../helpers/redis-
 import { chat, clusterConfig, trafficKeys, usageOf, type Outcome } from './cluster-traffic'
 
 /**
- * A master of a real Redis Cluster (ports 17007–17012) killed mid-traffic: during the gap the
+ * A master of a real Redis Cluster (ports 17027–17032) killed mid-traffic: during the gap the
  * failure policy holds (keys without limits served, budgeted keys 503 with retry-after), and once
  * a replica is promoted service resumes by itself, with one log line each way.
  */
 let cluster: RedisServers
 beforeAll(async () => {
-  cluster = await startCluster(17007)
+  cluster = await startCluster(17027)
 }, 60_000)
 afterAll(async () => {
   await cluster?.stop()
@@ -54,7 +54,7 @@ describe('Redis Cluster failover', { timeout: 90_000 }, () => {
       const warmed = await request(budgeted, 0)
       expect(warmed.status).toBe(200)
       expect((await request(plain, 0)).status).toBe(200)
-      const victim = await masterOf(keySlot(`{k:${trafficKeys.quota.id}}`), 17007 + 5)
+      const victim = await masterOf(keySlot(`{k:${trafficKeys.quota.id}}`), 17027 + 5)
       const survivor = cluster.urls
         .map((entry) => Number(new URL(entry).port))
         .find((port) => port !== victim)!
@@ -133,6 +133,15 @@ describe('Redis Cluster failover', { timeout: 90_000 }, () => {
       const warm = charged
       console.log(
         `cluster failover: killed master ${victim} (survivor ${survivor}); gap ${gapMs} ms (${refused.length} budgeted 503s, first ${refused[0]!.at - killedAt} ms after the kill); plain keys ${timeline.filter((entry) => entry.key === 'plain' && entry.at > killedAt).length} served; usage charged ${warm} tokens, counted after promotion ${counted}, lost ${warm - counted}`,
+      )
+      // Where the loss sits: tokens of the budgeted 200s answered just before the kill, and
+      // after it (settles of requests admitted before the kill).
+      const tokensBetween = (from: number, to: number) =>
+        timeline
+          .filter((entry) => entry.key === 'budgeted' && entry.at > from && entry.at <= to)
+          .reduce((sum, entry) => sum + (entry.outcome.tokens ?? 0), 0)
+      console.log(
+        `cluster failover: tokens answered in the last 100/250/500 ms before the kill ${tokensBetween(killedAt - 100, killedAt)}/${tokensBetween(killedAt - 250, killedAt)}/${tokensBetween(killedAt - 500, killedAt)}; after the kill before the first refusal ${tokensBetween(killedAt, refused[0]!.at)}`,
       )
       expect(counted).toBeLessThanOrEqual(warm)
     } finally {

@@ -13,7 +13,7 @@ import { burst, clusterConfig, usageOf, type Outcome } from './cluster-traffic'
 
 /**
  * The shared state on a real Redis Cluster (three masters, three replicas, started here on ports
- * 17001–17006 from the machine's redis-server): two CLI instances configured with
+ * 17021–17026 from the machine's redis-server): two CLI instances configured with
  * `state.redis: { cluster: [...] }` share quotas, money budgets, stored Responses and circuits.
  */
 let cluster: RedisServers
@@ -22,7 +22,7 @@ let redis: RedisConnection
 const prefix = `cl${process.pid}`
 
 beforeAll(async () => {
-  cluster = await startCluster(17001)
+  cluster = await startCluster(17021)
   try {
     const path = writeConfig(
       // 2 s: this file is about sharing; the failure policy under the 200 ms default is tested in
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /** The cluster's masters and the slot ranges each serves, from `CLUSTER NODES`. */
 async function masters(): Promise<{ port: number; ranges: [number, number][] }[]> {
-  const nodes = await ask(17001, 'CLUSTER', 'NODES')
+  const nodes = await ask(17021, 'CLUSTER', 'NODES')
   return nodes
     .trim()
     .split('\n')
@@ -67,7 +67,7 @@ describe('Redis Cluster: two CLI instances', { timeout: 60_000 }, () => {
   it('start on the cluster and name it', () => {
     for (const instance of instances) {
       expect(instance.output()).toMatch(
-        /Redis Redis Cluster \(redis:\/\/127\.0\.0\.1:17001, redis:\/\/127\.0\.0\.1:17002\) answering \(cluster with 3 masters \(every slot served\)\)/,
+        /Redis Redis Cluster \(redis:\/\/127\.0\.0\.1:17021, redis:\/\/127\.0\.0\.1:17022\) answering \(cluster with 3 masters \(every slot served\)\)/,
       )
     }
   })
