@@ -17,9 +17,13 @@ if (!node22 || !cli) {
   console.error('Set CONFORMANCE_NODE (a Node 22 binary) and CONFORMANCE_CLI (the suite entry).')
   process.exit(2)
 }
-const serve = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/mcp-conformance-serve.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
+const serve = spawn(
+  process.execPath,
+  ['--import', 'tsx', 'test/helpers/mcp-conformance-serve.ts'],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+)
 const first = await new Promise((resolve, reject) => {
   createInterface({ input: serve.stdout }).once('line', resolve)
   serve.once('exit', (code) => reject(new Error(`the fixture exited (${code})`)))

@@ -15,5 +15,8 @@ const gateway = createGateway({
   groups: [{ id: 'demo', protocol: 'openai', models: ['demo'], upstreams: [{ provider: 'mock' }] }],
   keys: [{ key, id: 'conformance', mcp: { servers: ['*'] } }],
 })
-const served = await serveGateway(gateway, { port: Number(process.env.PORT ?? 0), hostname: '127.0.0.1' })
+const served = await serveGateway(gateway, {
+  port: Number(process.env.PORT ?? 0),
+  hostname: '127.0.0.1',
+})
 console.log(JSON.stringify({ url: `${served.url}/mcp/conformance?key=${key}` }))

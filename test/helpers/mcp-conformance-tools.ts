@@ -68,7 +68,10 @@ export function registerConformanceTools(server: McpServer): void {
       [50, 'Tool execution completed'],
     ] as const) {
       await sleep(at)
-      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data } })
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data },
+      })
     }
     return text('Tool with logging executed successfully')
   })
@@ -96,7 +99,10 @@ export function registerConformanceTools(server: McpServer): void {
       const result = await extra.sendRequest(
         {
           method: 'sampling/createMessage',
-          params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 },
+          params: {
+            messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+            maxTokens: 100,
+          },
         },
         CreateMessageResultSchema,
       )
@@ -117,7 +123,9 @@ export function registerConformanceTools(server: McpServer): void {
       },
       ElicitResultSchema,
     )
-    return text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)
+    return text(
+      `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`,
+    )
   }
   server.registerTool(
     'test_elicitation',
@@ -133,14 +141,17 @@ export function registerConformanceTools(server: McpServer): void {
         ['username', 'email'],
       ),
   )
-  server.registerTool('test_elicitation_sep1034_defaults', { description: 'Defaults' }, async (extra) =>
-    elicit(extra as never, 'Please accept with defaults', {
-      name: { type: 'string', description: 'User name', default: 'John Doe' },
-      age: { type: 'integer', description: 'User age', default: 30 },
-      score: { type: 'number', description: 'User score', default: 95.5 },
-      status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
-      verified: { type: 'boolean', description: 'Verification status', default: true },
-    }),
+  server.registerTool(
+    'test_elicitation_sep1034_defaults',
+    { description: 'Defaults' },
+    async (extra) =>
+      elicit(extra as never, 'Please accept with defaults', {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        verified: { type: 'boolean', description: 'Verification status', default: true },
+      }),
   )
   const titled = (prefix: string, names: string[]) =>
     names.map((title, at) => ({ const: `value${at + 1}`, title: `${title} ${prefix}` }))
@@ -153,8 +164,14 @@ export function registerConformanceTools(server: McpServer): void {
         enum: ['opt1', 'opt2', 'opt3'],
         enumNames: ['Option One', 'Option Two', 'Option Three'],
       },
-      untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-      titledMulti: { type: 'array', items: { anyOf: titled('Choice', ['First', 'Second', 'Third']) } },
+      untitledMulti: {
+        type: 'array',
+        items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+      },
+      titledMulti: {
+        type: 'array',
+        items: { anyOf: titled('Choice', ['First', 'Second', 'Third']) },
+      },
     }),
   )
   registerConformancePrompts(server)
@@ -163,20 +180,27 @@ export function registerConformanceTools(server: McpServer): void {
 
 function registerConformancePrompts(server: McpServer): void {
   server.registerPrompt('test_simple_prompt', { description: 'Simple' }, () => ({
-    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+    messages: [
+      { role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } },
+    ],
   }))
   server.registerPrompt(
     'test_prompt_with_arguments',
     {
       description: 'Arguments',
       argsSchema: {
-        arg1: completable(z.string(), (value) => ['paris', 'park', 'party'].filter((v) => v.startsWith(value))),
+        arg1: completable(z.string(), (value) =>
+          ['paris', 'park', 'party'].filter((v) => v.startsWith(value)),
+        ),
         arg2: z.string(),
       },
     },
     ({ arg1, arg2 }) => ({
       messages: [
-        { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
+        {
+          role: 'user',
+          content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` },
+        },
       ],
     }),
   )
@@ -189,10 +213,17 @@ function registerConformancePrompts(server: McpServer): void {
           role: 'user',
           content: {
             type: 'resource',
-            resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+            resource: {
+              uri: resourceUri,
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
           },
         },
-        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+        {
+          role: 'user',
+          content: { type: 'text', text: 'Please process the embedded resource above.' },
+        },
       ],
     }),
   )
@@ -205,15 +236,36 @@ function registerConformancePrompts(server: McpServer): void {
 }
 
 function registerConformanceResources(server: McpServer): void {
-  server.registerResource('static-text', 'test://static-text', { mimeType: 'text/plain' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
-  }))
-  server.registerResource('static-binary', 'test://static-binary', { mimeType: 'image/png' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'image/png', blob: png }],
-  }))
-  server.registerResource('watched', 'test://watched-resource', { mimeType: 'text/plain' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content.' }],
-  }))
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { mimeType: 'text/plain' },
+    async (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'text/plain',
+          text: 'This is the content of the static text resource.',
+        },
+      ],
+    }),
+  )
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { mimeType: 'image/png' },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'image/png', blob: png }],
+    }),
+  )
+  server.registerResource(
+    'watched',
+    'test://watched-resource',
+    { mimeType: 'text/plain' },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content.' }],
+    }),
+  )
   server.registerResource(
     'template',
     new ResourceTemplate('test://template/{id}/data', { list: undefined }),

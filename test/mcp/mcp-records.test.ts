@@ -29,7 +29,9 @@ beforeAll(async () => {
   gateway = createGateway({
     mcp: { servers: [{ id: 'alpha', url: upstream.url }], callTimeoutMs: 500 },
     keys: [{ key, id: 'records', mcp: { servers: ['*'] } }],
-    groups: [{ id: 'demo', protocol: 'openai', models: ['demo'], upstreams: [{ provider: 'mock' }] }],
+    groups: [
+      { id: 'demo', protocol: 'openai', models: ['demo'], upstreams: [{ provider: 'mock' }] },
+    ],
     usageMeter: createMemoryUsageMeter(),
     usageLedger: ledger,
     telemetry: otel.telemetry,
@@ -68,13 +70,17 @@ describe('MCP tool call records', () => {
       const ok = await client.callTool({ name: 'alpha__echo', arguments: { text: secret } })
       expect(ok.content).toEqual([{ type: 'text', text: `alpha:${secret}` }])
       // `die` never answers: the call times out (callTimeoutMs), a JSON-RPC error.
-      await expect(client.callTool({ name: 'alpha__die', arguments: { text: secret } })).rejects.toThrow()
+      await expect(
+        client.callTool({ name: 'alpha__die', arguments: { text: secret } }),
+      ).rejects.toThrow()
       await client.close()
 
       await vi.waitFor(
         async () => {
           await ledger.flush()
-          const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM ${schema}.mg_usage_ledger`)
+          const { rows } = await database.pool.query(
+            `SELECT count(*)::int AS n FROM ${schema}.mg_usage_ledger`,
+          )
           expect(rows[0].n).toBe(2)
         },
         { timeout: 5000 },
@@ -82,7 +88,16 @@ describe('MCP tool call records', () => {
       const { rows } = await database.pool.query(
         `SELECT * FROM ${schema}.mg_usage_ledger ORDER BY started_at, model`,
       )
-      expect(rows.map((row) => [row.kind, row.key_id, row.provider_id, row.model, row.upstream_model, row.outcome])).toEqual([
+      expect(
+        rows.map((row) => [
+          row.kind,
+          row.key_id,
+          row.provider_id,
+          row.model,
+          row.upstream_model,
+          row.outcome,
+        ]),
+      ).toEqual([
         ['tool', 'records', 'alpha', 'alpha__echo', 'echo', 'ok'],
         ['tool', 'records', 'alpha', 'alpha__die', 'die', 'error'],
       ])
@@ -122,7 +137,9 @@ describe('MCP tool call records', () => {
       expect(lines[1]).toContain('model=alpha__die')
       const everything = [
         ...printed,
-        ...[logged, errors, warned].flatMap((spy) => spy.mock.calls.map((call) => call.map(String).join(' '))),
+        ...[logged, errors, warned].flatMap((spy) =>
+          spy.mock.calls.map((call) => call.map(String).join(' ')),
+        ),
       ].join('\n')
       expect(everything).not.toContain(secret)
       expect(everything).not.toContain(key)
