@@ -17,6 +17,6 @@ const gateway = createGateway({
 })
 const served = await serveGateway(gateway, {
   port: Number(process.env.PORT ?? 0),
-  hostname: '127.0.0.1',
+  host: '127.0.0.1',
 })
 console.log(JSON.stringify({ url: `${served.url}/mcp/conformance?key=${key}` }))

@@ -1,10 +1,13 @@
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import {
   CreateMessageResultSchema,
   ElicitResultSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js'
 import * as z from 'zod'
 
@@ -111,7 +114,7 @@ export function registerConformanceTools(server: McpServer): void {
     },
   )
   const elicit = async (
-    extra: Parameters<Parameters<McpServer['registerTool']>[2]>[1],
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
     message: string,
     properties: Record<string, unknown>,
     required: string[] = [],
@@ -132,7 +135,7 @@ export function registerConformanceTools(server: McpServer): void {
     { description: 'Elicits', inputSchema: { message: z.string() } },
     async ({ message }, extra) =>
       elicit(
-        extra as never,
+        extra,
         message,
         {
           username: { type: 'string', description: "User's response" },
@@ -145,7 +148,7 @@ export function registerConformanceTools(server: McpServer): void {
     'test_elicitation_sep1034_defaults',
     { description: 'Defaults' },
     async (extra) =>
-      elicit(extra as never, 'Please accept with defaults', {
+      elicit(extra, 'Please accept with defaults', {
         name: { type: 'string', description: 'User name', default: 'John Doe' },
         age: { type: 'integer', description: 'User age', default: 30 },
         score: { type: 'number', description: 'User score', default: 95.5 },
@@ -156,7 +159,7 @@ export function registerConformanceTools(server: McpServer): void {
   const titled = (prefix: string, names: string[]) =>
     names.map((title, at) => ({ const: `value${at + 1}`, title: `${title} ${prefix}` }))
   server.registerTool('test_elicitation_sep1330_enums', { description: 'Enums' }, async (extra) =>
-    elicit(extra as never, 'Choose', {
+    elicit(extra, 'Choose', {
       untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
       titledSingle: { type: 'string', oneOf: titled('Option', ['First', 'Second', 'Third']) },
       legacyEnum: {
