@@ -20,9 +20,14 @@ export type FixtureServer = {
 /**
  * An MCP server (SDK `McpServer`, Streamable HTTP with sessions) with tools `echo`, `add`,
  * `slow` (progress notifications, then waits for cancellation or 1 s), `die` (never answers),
- * a prompt `greet` and a resource `<name>://readme`. With `token`, requests must carry it.
+ * a prompt `greet` and a resource `<name>://readme`. With `token`, requests must carry it;
+ * `register` adds more (the conformance suite's, `mcp-conformance-tools.ts`).
  */
-export async function startFixtureServer(name: string, token?: string): Promise<FixtureServer> {
+export async function startFixtureServer(
+  name: string,
+  token?: string,
+  register?: (server: McpServer) => void,
+): Promise<FixtureServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const authorizations: string[] = []
   let cancelled = 0
@@ -77,6 +82,7 @@ export async function startFixtureServer(name: string, token?: string): Promise<
         contents: [{ uri: uri.href, text: `readme of ${name}` }],
       }),
     )
+    register?.(server)
     return server
   }
   const http: Server = createServer(async (req, res) => {
