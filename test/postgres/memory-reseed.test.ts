@@ -166,6 +166,8 @@ describe('state.postgres without state.redis', { timeout: 60_000 }, () => {
           // The model of this test has no price: its requests are unpriced, never free.
           cost_usd: 0,
           unpriced_requests: requests,
+          cache_hits: 0,
+          saved_usd: 0,
         },
       ])
       const after = await spendAll(second.url, key)

@@ -24,8 +24,15 @@ beforeAll(async () => {
 afterAll(() => database.drop())
 
 /** SQL that takes a schema back to what version 3 made. */
+function undoVersion6(schema: string): string {
+  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cached, DROP COLUMN saved_cost_nano;
+    ALTER TABLE ${schema}.mg_usage_daily DROP COLUMN cache_hits, DROP COLUMN saved_cost_nano;
+    ALTER TABLE ${schema}.mg_usage_daily_team DROP COLUMN cache_hits, DROP COLUMN saved_cost_nano;`
+}
+
 function undoVersion5(schema: string): string {
-  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN kind;`
+  return `${undoVersion6(schema)}
+    ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN kind;`
 }
 
 function undoVersion4(schema: string): string {
@@ -78,7 +85,7 @@ describe('migrate', () => {
       'mg_usage_ledger_default',
     ])
     const { rows } = await database.pool.query('SELECT version FROM twice.mg_migrations')
-    expect(rows).toHaveLength(5)
+    expect(rows).toHaveLength(allVersions.length)
   })
 
   it('upgrades a version 1 database in place: the ledger gains attempts, its rows kept', async () => {
@@ -138,6 +145,7 @@ describe('migrate', () => {
       },
       { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
       { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
+      { version: 6, name: 'response cache hits and the money they saved' },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).
