@@ -1,5 +1,4 @@
 import { McpRpcError } from './json-rpc'
-import type { UpstreamReply } from './upstream-http'
 
 /**
  * How the gateway talks to one upstream server when it is not plain Streamable HTTP: the older
@@ -12,7 +11,7 @@ export type UpstreamTransport = {
   post(
     message: Record<string, unknown>,
     context: { sessionId?: string | undefined; signal: AbortSignal },
-  ): Promise<UpstreamReply>
+  ): Promise<{ sessionId: string | undefined; messages: AsyncIterable<Record<string, unknown>> }>
   /** Ends one upstream session (the client's `DELETE`). */
   end?(sessionId: string): Promise<void>
 }

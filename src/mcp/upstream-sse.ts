@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser'
-import { isJsonObject, parseJson } from '../internal/json'
+import { isJsonObject, parseJson, stringOf } from '../internal/json'
 import { McpRpcError, rpcCodes } from './json-rpc'
 import {
   createUpstreamChannel,
@@ -33,7 +33,7 @@ export function createSseTransport(endpoint: UpstreamEndpoint): UpstreamTranspor
       })
     } catch (error) {
       if (signal.aborted) throw signal.reason
-      throw failed(endpoint, `it could not be reached (${String(error)})`)
+      throw failed(endpoint, `it could not be reached (${stringOf(error)})`)
     } finally {
       signal.removeEventListener('abort', abort)
     }
@@ -96,7 +96,7 @@ export function createSseTransport(endpoint: UpstreamEndpoint): UpstreamTranspor
           parser.feed(chunk.value)
         }
       } catch (error) {
-        why = `its SSE stream was cut (${error instanceof Error ? error.message : String(error)})`
+        why = `its SSE stream was cut (${error instanceof Error ? error.message : stringOf(error)})`
       }
       connections.delete(id)
       const error = failed(endpoint, why)
