@@ -135,6 +135,7 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
             fetch: valid.fetch ?? ((input, init) => fetch(input, init)),
             now,
             sessionStore: valid.mcpSessionStore,
+            transports: valid.mcpTransports,
           }),
     preferKeyHash(hash) {
       if (valid.hashKey === undefined) keyHash = hash

@@ -27,12 +27,19 @@ export const mcpFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: "The RFC 8707 resource indicator (the server's canonical URI).",
     defaultText: 'none',
   },
+  'mcp.servers[].transport': {
+    text: 'How `url` is spoken: `streamable-http`, or `sse` for a server that only has the older HTTP+SSE transport (2024-11-05; `url` is then its SSE endpoint).',
+    default: 'streamable-http',
+  },
   'mcp.servers[].command': {
-    text: 'A stdio server: not served by this version (the config is refused; give `url`).',
+    text: 'A stdio server the CLI (or `createGatewayWithState`) starts, restarts when it dies and stops on close. Node only: elsewhere such a config is refused.',
     defaultText: 'none',
   },
   'mcp.servers[].args': { text: "The stdio server's arguments.", defaultText: 'none' },
-  'mcp.servers[].env': { text: "The stdio server's environment.", defaultText: 'none' },
+  'mcp.servers[].env': {
+    text: "The stdio server's environment: only these variables plus `PATH`, `HOME`, `LANG` and `TMPDIR` (never the gateway's own secrets).",
+    defaultText: 'none',
+  },
   'mcp.maxRequestBytes': {
     text: 'Largest request body; a larger one gets 413 with a JSON-RPC error.',
     defaultText: '4 MiB',
@@ -50,6 +57,11 @@ export const mcpFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     default: 16,
   },
   'mcp.sessionTtlSeconds': { text: 'A session idle this long is forgotten.', default: 3600 },
+  mcpTransports: codeOnly(
+    'McpTransportFactory',
+    'Starts the `command` (stdio) servers; `createGatewayWithState` fills it on Node.',
+    'none',
+  ),
   mcpSessionStore: codeOnly(
     'McpSessionStore',
     'Where MCP sessions are kept; the CLI shares them through `state.redis`.',

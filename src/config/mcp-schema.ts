@@ -27,6 +27,7 @@ export function buildMcpSchema() {
           z.maxLength(64),
         ),
       url: z.optional(z.string().check(z.regex(/^https?:\/\/\S+$/, 'expected an http(s) URL'))),
+      transport: z.optional(z.enum(['streamable-http', 'sse'])),
       headers: z.optional(header),
       oauth: z.optional(
         z.strictObject({
@@ -44,6 +45,10 @@ export function buildMcpSchema() {
     .check(
       z.refine((entry) => (entry.url === undefined) !== (entry.command === undefined), {
         message: 'give exactly one of "url" or "command"',
+        when: checkAlways,
+      }),
+      z.refine((entry) => entry.transport === undefined || entry.url !== undefined, {
+        message: '"transport" is for a "url" server (a "command" server speaks stdio)',
         when: checkAlways,
       }),
     )

@@ -27,6 +27,7 @@ import { metricsRouteSchema, probesSchema, telemetrySchema } from './telemetry-s
 import type { BudgetAlert } from '../usage/budget-alert'
 import type { CallInterceptor } from '../intercept/call-interceptor'
 import type { McpSessionStore } from '../mcp/session-store'
+import type { McpTransportFactory } from '../mcp/upstream-channel'
 import { buildMcpSchema } from './mcp-schema'
 
 /** A call interceptor's shape, as far as a config check can see it. */
@@ -98,6 +99,8 @@ function buildConfigSchemas() {
       mcp: z.optional(buildMcpSchema()),
       /** Where MCP sessions are kept (default: memory; `state.redis` gives the Redis one). */
       mcpSessionStore: z.optional(plugin<McpSessionStore>('setUpstream', 'McpSessionStore')),
+      /** The transports of `command` (stdio) servers: the Node entry fills it. */
+      mcpTransports: z.optional(plugin<McpTransportFactory>('create', 'McpTransportFactory')),
       /** Browser apps: which origins may call the gateway (off when absent). */
       cors: z.optional(buildCorsSchema()),
       /** The web console (`model-gateway/console`): validated here, served by `createConsole`. */

@@ -1,7 +1,9 @@
 import { createMemoryMcpSessionStore, type McpSessionStore } from './session-store'
 import type { McpConfig } from './mcp-types'
 import { createUpstreamAuth } from './upstream-auth'
+import type { McpTransportFactory } from './upstream-channel'
 import type { UpstreamEndpoint } from './upstream-http'
+import { createSseTransport } from './upstream-sse'
 import { createUpstreamSessions, type UpstreamSessions } from './upstream-sessions'
 
 /** The MCP gateway's state, built once per gateway from the `mcp` config section. */
@@ -26,25 +28,31 @@ export type McpGatewayOptions = {
   sessionStore?: McpSessionStore | undefined
   /** Endpoints of servers started by the runtime (stdio on Node), by id. */
   extraEndpoints?: readonly UpstreamEndpoint[] | undefined
+  /** Builds the transports of `command` (stdio) servers: the Node entry's (`mcpTransports`). */
+  transports?: McpTransportFactory | undefined
 }
 
 /** Builds the MCP gateway's state: an endpoint per HTTP server, the session store. */
 export function createMcpGateway(config: McpConfig, options: McpGatewayOptions): McpGateway {
   const endpoints = new Map<string, UpstreamEndpoint>()
   for (const server of config.servers) {
-    if (server.url === undefined) {
-      // Refused loudly rather than left out: a server the config names is never silently absent.
-      throw new Error(
-        `mcp.servers: "${server.id}" names a command; stdio servers are not served by this version (give its url).`,
-      )
-    }
-    endpoints.set(server.id, {
+    const endpoint: UpstreamEndpoint = {
       id: server.id,
-      url: server.url,
+      url: server.url ?? '',
       auth: createUpstreamAuth(server, options.fetch, options.now),
       fetch: options.fetch,
       maxResponseBytes: config.maxResponseBytes,
-    })
+    }
+    if (server.url === undefined) {
+      endpoint.transport = options.transports?.create(server, config.maxResponseBytes)
+      // Refused loudly rather than left out: a server the config names is never silently absent.
+      if (endpoint.transport === undefined) {
+        throw new Error(
+          `mcp.servers: "${server.id}" names a command; stdio servers run only on Node, started by the CLI or createGatewayWithState (elsewhere give its url).`,
+        )
+      }
+    } else if (server.transport === 'sse') endpoint.transport = createSseTransport(endpoint)
+    endpoints.set(server.id, endpoint)
   }
   for (const endpoint of options.extraEndpoints ?? []) endpoints.set(endpoint.id, endpoint)
   const sessions =

@@ -16,6 +16,8 @@ export type McpServerConfig = {
   id: string
   /** Its Streamable HTTP endpoint; absent for a stdio server (`command`). */
   url?: string | undefined
+  /** How `url` is spoken: Streamable HTTP (default) or the older HTTP+SSE (2024-11-05). */
+  transport?: 'streamable-http' | 'sse' | undefined
   /** Static headers sent upstream (an API key); never shown to clients, scrubbed from errors. */
   headers?: Readonly<Record<string, string>> | undefined
   oauth?: McpOAuthConfig | undefined

@@ -3,6 +3,7 @@ import { createSseReader } from '../sse/sse-reader'
 import type { ChunkSource } from '../sse/chunk-source'
 import { McpRpcError, rpcCodes } from './json-rpc'
 import type { UpstreamAuth } from './upstream-auth'
+import type { UpstreamTransport } from './upstream-channel'
 
 /** What one POST to an upstream server answered. */
 export type UpstreamReply = {
@@ -19,6 +20,8 @@ export type UpstreamEndpoint = {
   auth: UpstreamAuth
   fetch: typeof fetch
   maxResponseBytes: number
+  /** Another transport than Streamable HTTP (HTTP+SSE, stdio); absent: `postUpstream`. */
+  transport?: UpstreamTransport | undefined
 }
 
 /** Thrown for an upstream session the server no longer knows (404): open a new one and retry. */

@@ -1,7 +1,18 @@
 import { isJsonObject, stringOf } from '../internal/json'
 import { McpRpcError, rpcCodes } from './json-rpc'
 import type { McpSession, McpSessionStore } from './session-store'
-import { failed, postUpstream, UpstreamSessionGone, type UpstreamEndpoint } from './upstream-http'
+import {
+  failed,
+  postUpstream as postHttp,
+  UpstreamSessionGone,
+  type UpstreamEndpoint,
+} from './upstream-http'
+
+/** `postUpstream`, or the endpoint's own transport when it has one (HTTP+SSE, stdio). */
+const postUpstream: typeof postHttp = (endpoint, message, context) =>
+  endpoint.transport === undefined
+    ? postHttp(endpoint, message, context)
+    : endpoint.transport.post(message, context)
 
 /** The protocol revision the gateway speaks to upstreams when the client asked for none it knows. */
 export const upstreamDefaultVersion = '2025-11-25'
@@ -116,6 +127,7 @@ export function createUpstreamSessions(store: McpSessionStore) {
           const endpoint = endpoints.get(server)
           const sessionId = value.slice(value.indexOf(' ') + 1)
           if (endpoint === undefined || sessionId === '') return
+          if (endpoint.transport !== undefined) return endpoint.transport.end?.(sessionId)
           const response = await endpoint.fetch(endpoint.url, {
             method: 'DELETE',
             headers: { ...(await endpoint.auth.headers()), 'mcp-session-id': sessionId },

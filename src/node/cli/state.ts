@@ -13,6 +13,7 @@ import { createPostgresLedger, type PostgresLedger } from '../../postgres/ledger
 import { assertMigrated, migrate, type MigrationResult } from '../../postgres/migrate'
 import { createPgListener } from '../../postgres/pg-listener'
 import { createRedisMcpSessionStore } from '../../mcp/redis/redis-session-store'
+import { createStdioTransports } from '../mcp/stdio-server'
 import type { CircuitStore } from '../../failover/circuit-store'
 import { ledgerReseed } from '../../postgres/ledger-reseed'
 import type { ResponseCacheStore } from '../../cache/cache-store'
@@ -256,6 +257,12 @@ export async function createGatewayWithState(
     readStateConfig(config.state, (config.env as Record<string, unknown>) ?? process.env),
     options,
   )
+  // Stdio servers (`command`) are processes of this instance: started here, killed on close.
+  const stdio =
+    config.mcpTransports === undefined &&
+    config.mcp?.servers?.some((server) => server.command !== undefined)
+      ? createStdioTransports()
+      : undefined
   let gateway: GatewayHandler
   try {
     const keyStores = [config.keyStore, state.keyStore].filter(
@@ -286,6 +293,7 @@ export async function createGatewayWithState(
       ...(state.circuitStore === undefined || config.circuitStore !== undefined
         ? {}
         : { circuitStore: state.circuitStore }),
+      ...(stdio === undefined ? {} : { mcpTransports: stdio }),
       // MCP sessions go where the other shared state is, so any instance serves any session.
       ...(state.redisClient === undefined ||
       config.mcp === undefined ||
@@ -300,6 +308,7 @@ export async function createGatewayWithState(
           }),
     })
   } catch (error) {
+    await stdio?.close()
     await state.close()
     throw error
   }
@@ -310,6 +319,7 @@ export async function createGatewayWithState(
     health: async () => withStateHealth(await upstreamHealth(), state.redisTopology),
     async close(closeOptions?: Parameters<GatewayHandler['close']>[0]) {
       await closeGateway(closeOptions)
+      await stdio?.close()
       await state.close()
     },
   })
