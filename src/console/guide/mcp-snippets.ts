@@ -5,7 +5,7 @@
  */
 
 import { js, sh, toml } from './quote'
-import type { Snippet } from './snippets'
+import type { Snippet } from './snippet'
 
 /** The name the snippets give the gateway's MCP endpoint in each client. */
 export const mcpServerName = 'model-gateway'

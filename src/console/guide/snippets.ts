@@ -8,6 +8,7 @@
 
 import { mcpSnippets } from './mcp-snippets'
 import { js, py, sh, toml } from './quote'
+import type { Snippet } from './snippet'
 
 /** What the guide fills in. */
 export type GuideInput = {
@@ -22,17 +23,7 @@ export type GuideInput = {
   mcpUrl?: string | undefined
 }
 
-/** One snippet of the guide. */
-export type Snippet = {
-  id: string
-  /** The section it belongs to (`HTTP`, `OpenAI SDK`, `Coding agents`…). */
-  section: string
-  title: string
-  language: 'sh' | 'ts' | 'python' | 'toml' | 'json' | 'text'
-  code: string
-  /** Where it goes, or what to know, in a sentence. */
-  note?: string
-}
+export type { Snippet } from './snippet'
 
 /** The key the guide shows until one is picked: it starts with `sk-` as keys do, and fails. */
 export const placeholderKey = 'sk-YOUR_KEY'
