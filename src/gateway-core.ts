@@ -5,6 +5,7 @@ import type { UpstreamHealth } from './failover/upstream-selector'
 import type { GatewayRuntime } from './gateway-runtime'
 import type { GatewayAnswer } from './http/gateway-answer'
 import type { GatewayRequest } from './http/gateway-request'
+import type { McpGateway } from './mcp/mcp-gateway'
 
 /**
  * Where a gateway built by `createGateway` keeps what runtime adapters may use beyond its WHATWG
@@ -41,6 +42,8 @@ export type GatewayInspection = {
   metrics: ValidGatewayConfig['metrics']
   probes: ValidGatewayConfig['probes']
   health(): Promise<readonly UpstreamHealth[]>
+  /** The MCP gateway, when the config has an `mcp` section (the console lists its servers). */
+  mcp: McpGateway | undefined
 }
 
 /** The core of a gateway built by `createGateway`, or `undefined` for any other handler. */

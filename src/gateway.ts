@@ -69,6 +69,7 @@ export function createGateway(config: GatewayConfig): GatewayHandler {
       metrics: valid.metrics,
       probes: valid.probes,
       health,
+      mcp: parts.mcp,
     }),
   }
   return Object.assign(gateway, { close: parts.lifecycle.close, health, [gatewayCoreKey]: core })

@@ -83,8 +83,8 @@ describe('config.schema.json and the reference in docs/configuration.md', () => 
     const { fields } = buildConfigReference()
     expect(fields.map((field) => field.path).sort()).toEqual(Object.keys(configFieldDocs).sort())
     expect(fields.filter((field) => field.codeOnly).map((field) => field.path)).toEqual([
-      'mcpTransports',
       'mcpSessionStore',
+      'mcpTransports',
       'groups[].upstreams[].credentials',
       'groupRegistry',
       'upstreamKinds',

@@ -3,6 +3,7 @@ import type { ConsoleRequest } from '../server/context'
 import { createKeyCall, revokeKeyCall, updateKeyCall } from './keys-edit'
 import { listKeysPage } from './keys-list'
 import { healthCall } from './health'
+import { mcpCall } from './mcp'
 import { modelsCall } from './models'
 import { usageCall } from './usage'
 import { createTeamCall, teamsPage, updateTeamCall } from './teams'
@@ -53,6 +54,7 @@ export async function routeApi(
     '/usage': usageCall,
     '/models': modelsCall,
     '/health': healthCall,
+    '/mcp': mcpCall,
   }
   const read = Object.hasOwn(reads, route) ? reads[route] : undefined // lookup-safe: own key
   if (read !== undefined) {

@@ -1,6 +1,6 @@
 import { cookieHeader, readCookie, type CookieScope } from '../server/cookies'
 import { ConsoleError, json } from '../server/answers'
-import { baseAddress, type ConsoleDeps } from '../server/context'
+import { baseAddress, mcpAddress, type ConsoleDeps } from '../server/context'
 import { randomId, type Session } from '../server/session'
 import type { ConsoleUser } from '../options'
 
@@ -30,6 +30,8 @@ export async function sessionInfo(
     },
     csrf: await deps.signer.csrfToken(csrfSeed),
     baseUrl: baseAddress(deps, url),
+    /** The MCP endpoint (`null`: the gateway has no `mcp` section): the guide's MCP snippets. */
+    mcpUrl: mcpAddress(deps, url) ?? null,
     keyStore: deps.keys?.kind ?? null,
     signOut: !ways.external || ways.tokens || ways.keyLogin,
   }

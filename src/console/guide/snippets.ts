@@ -6,25 +6,24 @@
  * @module
  */
 
+import { mcpSnippets } from './mcp-snippets'
+import { js, py, sh, toml } from './quote'
+import type { Snippet } from './snippet'
+
 /** What the guide fills in. */
 export type GuideInput = {
   /** The base address without `/v1`: `https://llm.example.com` (plus the gateway's `basePath`). */
   baseUrl: string
   apiKey: string
   model: string
+  /**
+   * The gateway's MCP endpoint (`<baseUrl><mcp.path>`), when the gateway has `mcp` configured: the
+   * guide then shows how to add it to the coding agents and the AI SDK's MCP client.
+   */
+  mcpUrl?: string | undefined
 }
 
-/** One snippet of the guide. */
-export type Snippet = {
-  id: string
-  /** The section it belongs to (`HTTP`, `OpenAI SDK`, `Coding agents`…). */
-  section: string
-  title: string
-  language: 'sh' | 'ts' | 'python' | 'toml' | 'text'
-  code: string
-  /** Where it goes, or what to know, in a sentence. */
-  note?: string
-}
+export type { Snippet } from './snippet'
 
 /** The key the guide shows until one is picked: it starts with `sk-` as keys do, and fails. */
 export const placeholderKey = 'sk-YOUR_KEY'
@@ -32,16 +31,9 @@ export const placeholderKey = 'sk-YOUR_KEY'
 /** The prompt every snippet sends. */
 export const guidePrompt = 'Hello!'
 
-const js = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
-const py = (text: string) => JSON.stringify(text)
-const toml = (text: string) => JSON.stringify(text)
-/** A word for a POSIX shell: single-quoted unless it is plainly safe. */
-const sh = (text: string) =>
-  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`
-
 /** Every snippet of the guide, in the order the page shows them. */
 export function guideSnippets(input: GuideInput): Snippet[] {
-  const { baseUrl, apiKey, model } = input
+  const { baseUrl, apiKey, model, mcpUrl } = input
   const v1 = `${baseUrl}/v1`
   const chatBody = JSON.stringify({ model, messages: [{ role: 'user', content: guidePrompt }] })
   const messagesBody = JSON.stringify({
@@ -49,7 +41,7 @@ export function guideSnippets(input: GuideInput): Snippet[] {
     max_tokens: 1024,
     messages: [{ role: 'user', content: guidePrompt }],
   })
-  return [
+  const snippets: Snippet[] = [
     {
       id: 'curl-chat',
       section: 'HTTP',
@@ -288,4 +280,5 @@ Body: ${JSON.stringify({ model, messages: [{ role: 'user', content: guidePrompt 
       note: 'Start with one trigger node and this one; add mappings, branches and other actions once it answers.',
     },
   ]
+  return mcpUrl === undefined ? snippets : [...snippets, ...mcpSnippets(mcpUrl, apiKey)]
 }

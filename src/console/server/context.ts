@@ -43,3 +43,9 @@ export function seesEveryKey(user: ConsoleUser): boolean {
 export function baseAddress(deps: ConsoleDeps, url: URL): string {
   return deps.publicBaseUrl ?? `${url.origin}${deps.gateway.basePath ?? ''}`
 }
+
+/** The gateway's MCP endpoint as clients reach it, or `undefined` without an `mcp` section. */
+export function mcpAddress(deps: ConsoleDeps, url: URL): string | undefined {
+  const mcp = deps.gateway.mcp
+  return mcp === undefined ? undefined : `${baseAddress(deps, url)}${mcp.config.path}`
+}

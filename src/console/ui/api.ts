@@ -5,6 +5,8 @@ export type SessionInfo = {
   user: SessionUser
   csrf: string
   baseUrl: string
+  /** The gateway's MCP endpoint; `null` without `mcp`. */
+  mcpUrl: string | null
   keyStore: 'postgres' | 'memory' | null
   signOut: boolean
 }

@@ -5,19 +5,28 @@ import { Notice } from './components'
 import { GuidePage } from './pages/guide'
 import { HealthPage } from './pages/health'
 import { KeysPage } from './pages/keys'
+import { McpPage } from './pages/mcp'
 import { ModelsPage } from './pages/models'
 import { SignInPage } from './pages/sign-in'
 import { TeamsPage } from './pages/teams'
 import { UsagePage } from './pages/usage'
 import type { KnownKey, PageProps } from './page-props'
 
-type Page = { id: string; title: string; view: (props: PageProps) => unknown; staffOnly?: boolean }
+type Page = {
+  id: string
+  title: string
+  view: (props: PageProps) => unknown
+  staffOnly?: boolean
+  /** Shown only when the gateway has an `mcp` section. */
+  mcpOnly?: boolean
+}
 
 const pages: readonly Page[] = [
   { id: 'keys', title: 'API keys', view: (props) => html`<${KeysPage} ...${props} />` },
   { id: 'guide', title: 'Call guide', view: (props) => html`<${GuidePage} ...${props} />` },
   { id: 'models', title: 'Models', view: (props) => html`<${ModelsPage} ...${props} />` },
   { id: 'usage', title: 'Usage', view: (props) => html`<${UsagePage} ...${props} />` },
+  { id: 'mcp', title: 'MCP', view: (props) => html`<${McpPage} ...${props} />`, mcpOnly: true },
   {
     id: 'teams',
     title: 'Teams',
@@ -71,7 +80,10 @@ export function App() {
   // The tab names the page the user sees: the console while it loads, "Sign in" without a session
   // (whatever page the address names), else the page shown, which for a key holder asking for a staff page is the keys page.
   const staff = session !== null && session !== undefined && session.user.role !== 'key'
-  const visible = pages.filter((page) => staff || page.staffOnly !== true)
+  const mcp = session !== null && session !== undefined && session.mcpUrl !== null
+  const visible = pages.filter(
+    (page) => (staff || page.staffOnly !== true) && (mcp || page.mcpOnly !== true),
+  )
   const page = visible.find((item) => item.id === pageId) ?? visible[0]!
   const title =
     session === undefined

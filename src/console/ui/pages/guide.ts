@@ -36,6 +36,7 @@ export function GuidePage(props: PageProps) {
     baseUrl: props.session.baseUrl,
     apiKey: key?.secret ?? placeholderKey,
     model: model || 'your-model',
+    mcpUrl: props.session.mcpUrl ?? undefined,
   })
   const sections = [...new Set(snippets.map((snippet) => snippet.section))]
   return html`<form class="card guide-picks" onSubmit=${(event: Event) => event.preventDefault()}>
