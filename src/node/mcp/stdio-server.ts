@@ -148,6 +148,9 @@ function createStdioServer(
           ),
         )
         child.kill('SIGKILL')
+        // Gone now, not when its exit event comes: a call sent in between must reopen its session
+        // on the restarted process instead of meeting this failed channel.
+        onGone('sent a message over mcp.maxResponseBytes')
       },
     })
     const request = channel.request(
