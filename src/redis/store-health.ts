@@ -21,6 +21,12 @@ type Outage = { since: number; lastProbe: number }
 
 /** A shard no call has asked about for this long is forgotten (its outage counts as over). */
 const forgetAfterMs = 30_000
+/**
+ * The most shards remembered down. Shards are hash tags (one per key, team or end user), so a
+ * store that is down whole would otherwise collect one per caller for as long as it stays down;
+ * past the bound the idle are forgotten, then the oldest (a forgotten shard costs one probe).
+ */
+const maxOutages = 10_000
 
 /**
  * Whether a store is answering, and the loud log lines of each change: one when it stops, one when
@@ -71,6 +77,10 @@ export function createStoreHealth(options: StoreHealthOptions) {
       if (outages.has(shard)) return
       const now = options.now()
       const first = outages.size === 0
+      if (outages.size >= maxOutages) {
+        forgetIdle(now)
+        if (outages.size >= maxOutages) outages.delete(outages.keys().next().value!)
+      }
       outages.set(shard, { since: now, lastProbe: now })
       if (!first) return
       downSince = now
