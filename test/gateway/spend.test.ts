@@ -463,6 +463,7 @@ describe('reports', () => {
       day_usd: 0.00021,
       month_usd: 0.00021,
       unpriced_requests: 0,
+      saved_usd: 0,
     })
     expect(body['budget']).toEqual([
       {

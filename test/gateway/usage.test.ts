@@ -62,6 +62,7 @@ describe('usage metering', () => {
       output_tokens: expected.output,
       cached_input_tokens: expected.cached,
       total_tokens: expected.input + expected.output,
+      cache_hits: 0,
     })
   })
 
@@ -167,6 +168,8 @@ describe('GET /v1/usage', () => {
         // A ledger that predates prices says nothing of cost: unknown, never 0.
         cost_usd: null,
         unpriced_requests: null,
+        cache_hits: null,
+        saved_usd: null,
       },
     ])
     // Thirty days, or back to the 1st on the 31st (this month's spend is summed from them).

@@ -30,7 +30,7 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 4,
+      version: 6,
       applied: [
         { version: 1, name: 'api keys, usage ledger and daily rollup' },
         { version: 2, name: 'upstream attempts of a request that made more than one' },
@@ -39,11 +39,13 @@ describe('model-gateway migrate', { timeout: 60_000 }, () => {
           name: 'token categories, cost and price of each request; key budgets in money',
         },
         { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
+        { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
+        { version: 6, name: 'response cache hits and the money they saved' },
       ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 4, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 6, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 4).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 6).\n')
   })
 })
 
