@@ -92,7 +92,7 @@ describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
     )
     expect(text).toContain("  keys: 1 in the config (ops sk-…WXYZ), and the database's\n")
     expect(text).toContain(
-      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 4; prefix startcheck\n`,
+      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 6; prefix startcheck\n`,
     )
     // On stderr, which may reach the test after the address line on stdout.
     await vi.waitFor(() =>
@@ -129,7 +129,7 @@ describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
     served.push(gateway)
     const output = gateway.output()
     expect(beforeListening(output)).toContain(
-      `  state: Redis redis://127.0.0.1:6379 answering; prefix start${process.pid}\n`,
+      `  state: Redis redis://127.0.0.1:6379 answering (single node 127.0.0.1:6379); prefix start${process.pid}\n`,
     )
     expect(output).not.toContain('WARNING')
   })
