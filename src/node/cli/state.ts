@@ -1,9 +1,7 @@
 import type { KeyStore } from '../../auth/key-store'
 import { createCompositeKeyStore } from '../../auth/composite-key-store'
-import { expandEnv, type MissingEnv } from '../../config/expand-env'
-import { checkConfig } from '../../config/check-config'
-import { GatewayConfigError, type ConfigIssue } from '../../config/parse-config'
-import { configSchemas, type GatewayConfig, type StateConfig } from '../../config/schema'
+import type { GatewayConfig, StateConfig } from '../../config/schema'
+import { readStateConfig } from './read-state-config'
 import { createGateway, type GatewayHandler } from '../../gateway'
 import type { PostgresOptions } from '../../postgres/client'
 import { createPostgresKeyStore, type PostgresKeyStore } from '../../postgres/key-store'
@@ -29,6 +27,8 @@ import { connectRedisState, type RedisState } from './state-redis'
 import type { RedisTopology } from './redis-topology'
 import { withStateHealth, type GatewayHealthWithState } from './state-health'
 import type { RedisScriptClient } from '../../redis/redis-client'
+
+export { readStateConfig }
 
 /** Options of `connectState` and `createGatewayWithState`. */
 export type ConnectStateOptions = {
@@ -78,32 +78,6 @@ export type ConnectedState = {
   checks?: Record<string, () => Promise<unknown>>
   /** Closes the connections (after the gateway's own `close()`). */
   close(): Promise<void>
-}
-
-/**
- * Reads the `state` section of a config: `${NAME}` expanded from `env`, then validated.
- *
- * @throws GatewayConfigError listing every bad field of `state`
- */
-export function readStateConfig(
-  state: unknown,
-  env: Readonly<Record<string, unknown>> = process.env,
-): StateConfig | undefined {
-  if (state === undefined) return undefined
-  const missing: MissingEnv[] = []
-  const expanded = expandEnv(state, env, missing, 'state')
-  const issues: ConfigIssue[] = missing.map(({ path, name }) => ({
-    path,
-    message: `environment variable ${name} is not set`,
-  }))
-  const result = checkConfig(configSchemas().stateConfigSchema, expanded)
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      issues.push({ path: ['state', ...issue.path].join('.'), message: issue.message })
-    }
-  }
-  if (issues.length > 0 || !result.success) throw new GatewayConfigError(issues)
-  return result.data
 }
 
 /**
