@@ -28,9 +28,15 @@ import { gunzipSync } from 'node:zlib'
  * and the regional surcharges — took it to 1.425 MB packed and 5.893 MB unpacked, so the budget
  * is 1.45 MB packed and 6.0 MB unpacked. The lever above is now worth more: `dist/node/index.cjs`
  * alone is 1.0 MB, nearly all of it the bundled core.
+ * Issues 34–37 took it to 1.569 MB packed and 6.493 MB unpacked: the MCP gateway (about 80 KB of
+ * source in the core, its stdio transport in the bridge), the response cache (about 30 KB),
+ * priority tiers with latency and cost balancing (about 25 KB), all carried four times, and the
+ * Redis Cluster and Sentinel connections in the bridge (about 16 KB, carried twice). So the budget
+ * is 1.62 MB packed and 6.75 MB unpacked. The bridge's bundled core is still the lever: about
+ * 2 MB of the 6.5 MB unpacked (`dist/node/index.cjs` and the bridge's ES module chunk).
  */
-const maxPackedBytes = 1_450_000
-const maxUnpackedBytes = 6_000_000
+const maxPackedBytes = 1_620_000
+const maxUnpackedBytes = 6_750_000
 
 const required = [
   'dist/index.js',
