@@ -1,4 +1,5 @@
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
+import { settleRetries } from '../usage/settle-retries'
 import type { Reservation, UsageRecord } from '../usage/usage-meter'
 
 /** A tool call's identity, as its records name it. */
@@ -54,9 +55,10 @@ export function recordToolCall(
   if (result.error !== undefined) {
     scope.event.error = { code: String(result.error.code), message: result.error.message }
   }
+  const failed = (error: unknown) => console.error('[model-gateway] MCP settle failed:', error)
   const settled = Promise.resolve()
     .then(() => runtime.meter.settle(reservation, record))
-    .catch((error: unknown) => console.error('[model-gateway] MCP settle failed:', error))
+    .then((result: unknown) => settleRetries(result, () => undefined, failed), failed)
     .then(() => {
       try {
         runtime.ledger?.record(record)

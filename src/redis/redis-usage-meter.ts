@@ -30,7 +30,8 @@ import { usageScripts } from './lua/usage-scripts'
 import type { RedisScriptClient } from './redis-client'
 import type { RedisScript } from './redis-script'
 import { createStoreHealth, type StoreLogger } from './store-health'
-import { createSlotRunner } from './slot-runner'
+import { createSettleRetries } from './settle-retry'
+import { createSlotRunner, type GroupReply } from './slot-runner'
 import {
   parseCrossings,
   parseSummary,
@@ -76,6 +77,27 @@ export type RedisUsageMeterOptions = {
    * meter that meets Cluster's `CROSSSLOT` answer turns it on by itself (and says so once).
    */
   cluster?: boolean | undefined
+  /**
+   * How long a settle that Redis did not take (a timeout, a master in failover) is tried again in
+   * the background (default 30 s; 0: never). Each subject counts a reservation once, so a retry of
+   * a settle that did run adds nothing; the request's ledger row waits for the retries.
+   */
+  settleRetryMs?: number | undefined
+  /** The most settles retried at once (default 10,000); past it a failed settle is given up. */
+  maxRetryingSettles?: number | undefined
+}
+
+/** The subjects of a slot group Redis did not answer for. */
+const failedGroup = ({ group, reply }: GroupReply): readonly PlannedSubject[] =>
+  reply === undefined ? group : []
+
+/** The alert thresholds settle replies say were crossed. */
+function crossingsOf(replies: readonly GroupReply[]): BudgetCrossing[] {
+  const alerts: BudgetCrossing[] = []
+  for (const { group, reply } of replies) {
+    if (reply !== undefined && reply.length > 2) alerts.push(...parseCrossings(reply, group))
+  }
+  return alerts
 }
 
 const unavailable: ReserveResult = { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }
@@ -154,6 +176,12 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
     return grantedResult(reservation, subjects, check.states, others)
   }
 
+  const retries = createSettleRetries({
+    windowMs: options.settleRetryMs ?? 30_000,
+    maxRetrying: options.maxRetryingSettles ?? 10_000,
+    logger,
+    now,
+  })
   const { runQuietly, reserveShared, shardOf } = createSlotRunner({
     run,
     runSeeded,
@@ -215,20 +243,28 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       // A record without a price (`null`) counts as unpriced; one from before prices existed
       // (`undefined`) as priced at nothing.
       const cost = record.cost === null || record.cost === undefined ? 0 : record.cost.nanoUsd
-      const replies = await runQuietly(
-        usageScripts.settle,
-        subjects,
-        context,
-        ...extra,
-        cost,
-        record.cost === null ? 0 : 1,
-      )
-      if (!subjects.some((subject) => subject.plan.money.length > 0)) return undefined
-      const alerts: BudgetCrossing[] = []
-      for (const { group, reply } of replies) {
-        if (reply !== undefined && reply.length > 2) alerts.push(...parseCrossings(reply, group))
+      const own = [...extra, cost, record.cost === null ? 0 : 1]
+      const attempt = async (parts: readonly PlannedSubject[]) => {
+        // While the shard is down, one call per probe interval tries it: retries add no load.
+        if (!health.shouldTry(shardOf(parts))) return { failed: [...parts], answers: [] }
+        const replies = await runQuietly(
+          usageScripts.settle,
+          parts,
+          { ...context, subjects: parts },
+          ...own,
+        )
+        return { failed: replies.flatMap(failedGroup), answers: replies }
       }
-      return alerts.length === 0 ? undefined : { alerts }
+      const first = await runQuietly(usageScripts.settle, subjects, context, ...own)
+      const later = retries.retry(first.flatMap(failedGroup), attempt)
+      const priced = subjects.some((subject) => subject.plan.money.length > 0)
+      const alerts = priced ? crossingsOf(first) : []
+      if (later === undefined) return alerts.length === 0 ? undefined : { alerts }
+      const retrying = later.then((replies) => {
+        const crossed = priced ? crossingsOf(replies) : []
+        return crossed.length === 0 ? undefined : { alerts: crossed }
+      })
+      return alerts.length === 0 ? { retrying } : { alerts, retrying }
     },
 
     async release(reservation) {

@@ -2,7 +2,8 @@ import type { CacheEntry } from '../cache/cache-entry'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import type { UsageCost } from '../pricing/usage-cost'
-import type { UsageOutcome, UsageRecord } from '../usage/usage-meter'
+import { settleRetries } from '../usage/settle-retries'
+import type { SettleResult, UsageOutcome, UsageRecord } from '../usage/usage-meter'
 import { admit, withRateLimitHeaders, type Admission } from './admit'
 import { requestSubjects } from './request-subjects'
 import type { RoutedCall } from './route-call'
@@ -85,13 +86,16 @@ export async function meterHit(
           console.error('[model-gateway] usage ledger failed to take a record:', error)
         }
       }
+      // The ledger row waits for the settle and any retries of it (see `settleRetries`).
+      const later = (result: unknown) => settleRetries(result, () => undefined, report)
       if (settled instanceof Promise) {
-        const applied = settled.then(ledger, (error: unknown) => {
-          report(error)
-          ledger()
-        })
+        const applied = settled.then(later, report).then(ledger)
         scope.waitUntil(applied)
         return applied
+      }
+      if ((settled as SettleResult | undefined)?.retrying !== undefined) {
+        scope.waitUntil(later(settled).then(ledger))
+        return undefined
       }
       ledger()
       return undefined

@@ -1,5 +1,6 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../usage/upstream-attempt'
+import { settleRetries } from '../usage/settle-retries'
 import { nanoToUsd } from '../pricing/price-units'
 import type { RoutePricing } from './route-price'
 import { usageCost } from '../pricing/usage-cost'
@@ -106,17 +107,29 @@ export function startMeteredRequest(
       } catch (error) {
         reportMeterFailure(error)
       }
-      // The ledger gets the record once the settle is applied (or has failed): a budget that a
-      // shared meter re-seeds from the ledger then never counts a request twice.
+      // The ledger gets the record once the settle is applied (or has failed), retries included:
+      // a budget that a shared meter re-seeds from the ledger then never counts a request twice.
+      // The answer waits for the first attempt only.
+      const alert = (result: unknown) => raiseAlerts(runtime, scope, result)
       if (settled instanceof Promise) {
-        const applied = settled
-          .then((result: unknown) => raiseAlerts(runtime, scope, result))
-          .catch(reportMeterFailure)
-        scope.waitUntil(applied.then(() => writeLedger(runtime, record)))
-        return boundedWait(applied)
+        const applied = settled.then(
+          (result: unknown) => {
+            alert(result)
+            return result
+          },
+          (error: unknown) => reportMeterFailure(error),
+        )
+        const retried = applied.then((result) => settleRetries(result, alert, reportMeterFailure))
+        scope.waitUntil(retried.then(() => writeLedger(runtime, record)))
+        return boundedWait(applied.then(() => undefined))
       }
-      raiseAlerts(runtime, scope, settled)
-      writeLedger(runtime, record)
+      alert(settled)
+      if ((settled as SettleResult | undefined)?.retrying === undefined) {
+        writeLedger(runtime, record)
+        return undefined
+      }
+      const retried = settleRetries(settled, alert, reportMeterFailure)
+      scope.waitUntil(retried.then(() => writeLedger(runtime, record)))
       return undefined
     },
   }

@@ -218,8 +218,16 @@ export type BudgetCrossing = {
   resetInMs: number | undefined
 }
 
-/** What `settle` may answer. */
-export type SettleResult = { alerts?: readonly BudgetCrossing[] | undefined }
+/**
+ * What `settle` may answer: the alert thresholds it crossed, and, when the store did not take all
+ * of it yet, `retrying`: the rest being tried again in the background, with what it crossed. The
+ * gateway writes the request's ledger row once `retrying` ends (a budget re-seeded from the
+ * ledger meanwhile must not count the request before the store does).
+ */
+export type SettleResult = {
+  alerts?: readonly BudgetCrossing[] | undefined
+  retrying?: Promise<SettleResult | undefined> | undefined
+}
 
 /** A subject's running totals (a key's, or a team's, organisation's or end user's). */
 export type KeyUsageSummary = {

@@ -1,5 +1,6 @@
 import type { ReseedFunction } from '../../src/redis/index'
 import { budgetPeriod } from '../../src/usage/key-limits'
+import { settleRetries } from '../../src/usage/settle-retries'
 import type { UsageMeter } from '../../src/usage/usage-meter'
 
 /**
@@ -31,7 +32,13 @@ export function createTestLedger(now: () => number = Date.now) {
       return {
         reserve: (request) => meter.reserve(request),
         async settle(reservation, record) {
-          await meter.settle(reservation, record)
+          const result = await meter.settle(reservation, record)
+          // The gateway's order: the row once the settle's background retries have ended too.
+          await settleRetries(
+            result,
+            () => undefined,
+            () => undefined,
+          )
           rows.push({
             keyId: record.keyId,
             endedAt: now(),
