@@ -12,7 +12,6 @@ import {
 } from '../usage/metered-subjects'
 import { refusalResult } from '../usage/refusal'
 import type {
-  BudgetCrossing,
   KeyUsageSummary,
   Reservation,
   ReserveResult,
@@ -31,14 +30,8 @@ import type { RedisScriptClient } from './redis-client'
 import type { RedisScript } from './redis-script'
 import { createStoreHealth, type StoreLogger } from './store-health'
 import { createSettleRetries } from './settle-retry'
-import { createSlotRunner, type GroupReply } from './slot-runner'
-import {
-  parseCrossings,
-  parseSummary,
-  replyIntegers,
-  scriptArgs,
-  type ScriptContext,
-} from './usage-replies'
+import { createSlotRunner, crossingsOf, failedGroup } from './slot-runner'
+import { parseSummary, replyIntegers, scriptArgs, type ScriptContext } from './usage-replies'
 import { usageKeys } from './usage-keys'
 import { withTimeout } from './with-timeout'
 
@@ -85,19 +78,6 @@ export type RedisUsageMeterOptions = {
   settleRetryMs?: number | undefined
   /** The most settles retried at once (default 10,000); past it a failed settle is given up. */
   maxRetryingSettles?: number | undefined
-}
-
-/** The subjects of a slot group Redis did not answer for. */
-const failedGroup = ({ group, reply }: GroupReply): readonly PlannedSubject[] =>
-  reply === undefined ? group : []
-
-/** The alert thresholds settle replies say were crossed. */
-function crossingsOf(replies: readonly GroupReply[]): BudgetCrossing[] {
-  const alerts: BudgetCrossing[] = []
-  for (const { group, reply } of replies) {
-    if (reply !== undefined && reply.length > 2) alerts.push(...parseCrossings(reply, group))
-  }
-  return alerts
 }
 
 const unavailable: ReserveResult = { granted: false, reason: 'unavailable', retryAfterSeconds: 1 }

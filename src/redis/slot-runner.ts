@@ -1,13 +1,13 @@
 import type { PlannedSubject } from '../usage/metered-subjects'
 import { refusalResult } from '../usage/refusal'
-import type { LimitState, ReserveResult } from '../usage/usage-meter'
+import type { BudgetCrossing, LimitState, ReserveResult } from '../usage/usage-meter'
 import type { RunUsageScript } from './budget-reseeder'
 import { usageScripts } from './lua/usage-scripts'
 import type { RedisScript } from './redis-script'
 import { isCrossSlotError, slotGroups } from './slot-groups'
 import { subjectTag } from './usage-keys'
 import type { StoreHealth, StoreLogger } from './store-health'
-import { parseGranted, parseRefusals, type ScriptContext } from './usage-replies'
+import { parseCrossings, parseGranted, parseRefusals, type ScriptContext } from './usage-replies'
 
 /** Options of `createSlotRunner`. */
 export type SlotRunnerOptions = {
@@ -23,6 +23,19 @@ export type SlotRunnerOptions = {
 
 /** A reply of one slot group; `undefined` when the call failed. */
 export type GroupReply = { group: readonly PlannedSubject[]; reply: number[] | undefined }
+
+/** The subjects of a slot group Redis did not answer for. */
+export const failedGroup = ({ group, reply }: GroupReply): readonly PlannedSubject[] =>
+  reply === undefined ? group : []
+
+/** The alert thresholds settle replies say were crossed. */
+export function crossingsOf(replies: readonly GroupReply[]): BudgetCrossing[] {
+  const alerts: BudgetCrossing[] = []
+  for (const { group, reply } of replies) {
+    if (reply !== undefined && reply.length > 2) alerts.push(...parseCrossings(reply, group))
+  }
+  return alerts
+}
 
 /** What a shared reserve answered: every subject's limits, or the refusal. */
 export type SharedReserve =
