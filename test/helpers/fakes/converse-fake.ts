@@ -1,5 +1,7 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { converseFrame, exceptionFrame } from '../bedrock/event-stream-encoder'
+import { verifySigV4, type FakeAwsCredentials } from '../bedrock/sigv4-verifier'
 import { converseProblem } from './converse-rules'
 import { sampleOf } from './schema-sample'
 
@@ -39,10 +41,16 @@ export type ConverseFake = {
  * Converse event type, as the Bedrock kind's reader writes it, with text split into pieces.
  * Usage counts cache writes for a prefix ending at a `cachePoint` the first time, reads after.
  * A model whose id contains `throttled` streams a word, then a `throttlingException`.
+ *
+ * With `aws`, it is Bedrock's own wire, as the bedrock kind meets it: every request's SigV4
+ * signature recomputed by the fakes' independent verifier (refused with AWS's 403 body), and a
+ * stream written as binary event-stream frames (the exception as an exception frame), in pieces
+ * of `writeBytes` so that frames are split across reads.
  */
 export async function startConverseFake(options: {
   apiKey: string
   models: readonly string[]
+  aws?: { region: string; credentials: FakeAwsCredentials; writeBytes: number } | undefined
 }): Promise<ConverseFake> {
   const calls: ConverseCall[] = []
   const usages: Json[] = []
@@ -62,8 +70,31 @@ export async function startConverseFake(options: {
       const match = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(request.url ?? '')
       if (request.method !== 'POST' || match === null)
         return fail(404, 'UnknownOperationException', 'Unknown operation')
-      if (request.headers.authorization !== `Bearer ${options.apiKey}`)
-        return fail(403, 'AccessDeniedException', 'Authentication failed: bad API key')
+      const refused =
+        options.aws === undefined
+          ? request.headers.authorization === `Bearer ${options.apiKey}`
+            ? undefined
+            : {
+                status: 403,
+                errorType: 'AccessDeniedException',
+                message: 'Authentication failed: bad API key',
+              }
+          : verifySigV4(
+              {
+                method: request.method ?? '',
+                target: request.url ?? '',
+                headers: Object.fromEntries(
+                  Object.entries(request.headers).map(([name, value]) => [
+                    name,
+                    Array.isArray(value) ? value.join(',') : (value ?? ''),
+                  ]),
+                ),
+                body: Buffer.concat(chunks),
+              },
+              options.aws.credentials,
+              { region: options.aws.region, service: 'bedrock', now: new Date() },
+            )
+      if (refused !== undefined) return fail(refused.status, refused.errorType, refused.message)
       const model = decodeURIComponent(match[1]!)
       if (!options.models.includes(model))
         return fail(400, 'ValidationException', 'The provided model identifier is invalid.')
@@ -74,7 +105,13 @@ export async function startConverseFake(options: {
         return fail(400, 'SerializationException', 'The request body is not valid JSON.')
       }
       const stream = match[2] === 'converse-stream'
-      calls.push({ path: request.url!, model, stream, body, auth: request.headers.authorization })
+      calls.push({
+        path: request.url!,
+        model,
+        stream,
+        body,
+        auth: request.headers.authorization ?? '',
+      })
       const problem = converseProblem(body, signatures)
       if (problem !== undefined) return fail(400, 'ValidationException', problem)
       const answer = modelAnswer(model, body, signatures)
@@ -90,6 +127,23 @@ export async function startConverseFake(options: {
             metrics: { latencyMs: 12 },
           }),
         )
+        return
+      }
+      if (options.aws !== undefined) {
+        const frames = model.includes('throttled')
+          ? [
+              converseFrame('messageStart', { role: 'assistant' }),
+              converseFrame('contentBlockDelta', {
+                contentBlockIndex: 0,
+                delta: { text: 'Partial' },
+              }),
+              exceptionFrame(
+                'throttlingException',
+                'Too many tokens, please wait before trying again.',
+              ),
+            ]
+          : streamEvents(answer, usage).map(([event, data]) => converseFrame(event, data))
+        void writeInPieces(response, Buffer.concat(frames), options.aws.writeBytes)
         return
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -118,6 +172,16 @@ export async function startConverseFake(options: {
     usages,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+}
+
+/** An event stream as Bedrock sends it, in pieces of `size` bytes, each its own write. */
+async function writeInPieces(response: ServerResponse, bytes: Buffer, size: number) {
+  response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' })
+  for (let at = 0; at < bytes.length; at += size) {
+    response.write(bytes.subarray(at, at + size))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  response.end()
 }
 
 function modelAnswer(model: string, body: Json, signatures: Set<string>): Answer {

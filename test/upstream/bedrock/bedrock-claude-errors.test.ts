@@ -95,6 +95,55 @@ describe('Bedrock exceptions in the stream', () => {
   })
 })
 
+describe('A broken Bedrock stream', () => {
+  const ask = () =>
+    anthropic()
+      .messages.stream({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Hi' }],
+      })
+      .finalMessage()
+
+  it.each([
+    ['a frame with a corrupt CRC', { kind: 'corrupt-crc', at: 3 } as const],
+    ['a stream cut inside a frame', { kind: 'truncate', events: 3 } as const],
+  ])('ends in an error event after the first bytes, never a normal end: %s', async (_, mode) => {
+    fake().nextStreams(mode)
+    const failure = await ask().catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Anthropic.APIError)
+    expect(JSON.stringify((failure as { error: unknown }).error)).toContain('api_error')
+    expect(events.at(-1)).toMatchObject({ outcome: 'error' })
+    expect(events.at(-1)?.attempts?.map((attempt) => attempt.phase)).toEqual(['stream'])
+  })
+
+  it.each([
+    // The answer's HTTP status was 200; its body failed before any byte reached the client.
+    ['a corrupt first frame', { kind: 'corrupt-crc', at: 0 } as const, 200],
+    [
+      'an `error` frame',
+      { kind: 'error-frame', code: 'InternalServerException', message: 'Oops.' } as const,
+      500,
+    ],
+  ])('fails the attempt before the first byte, and it is retried: %s', async (_, mode, status) => {
+    fake().nextStreams(mode)
+    // The failed attempt is retried (the next stream is whole), as an HTTP error would be.
+    const message = await ask()
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Answer from claude-sonnet-4-5-20250929.' },
+    ])
+    const attempts = events.at(-1)?.attempts ?? []
+    expect(attempts).toHaveLength(2)
+    expect(attempts[0]).toMatchObject({
+      status,
+      phase: 'first-byte',
+      outcome: 'failed',
+      error: 'upstream_error',
+    })
+    expect(attempts[1]).toMatchObject({ status: 200, outcome: 'answered' })
+  })
+})
+
 describe("Bedrock's HTTP errors", () => {
   it('fails over on a ThrottlingException answer', async () => {
     fake().nextErrors({

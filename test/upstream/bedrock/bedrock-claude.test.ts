@@ -267,6 +267,27 @@ describe('Claude on Bedrock through translation', () => {
     expect(usage?.completion_tokens).toBe(7)
   })
 
+  it('answers the openai SDK on the Responses API, JSON and stream', async () => {
+    const answer = await openai().responses.create({ model: 'claude-sonnet-4-5', input: 'Hi' })
+    expect(answer.output_text).toBe('Answer from claude-sonnet-4-5-20250929.')
+    expect(answer.usage?.output_tokens).toBeGreaterThan(0)
+    expect(lastCall().operation).toBe('invoke')
+    const stream = await openai().responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Hi',
+      stream: true,
+    })
+    let text = ''
+    let last = ''
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta
+      last = event.type
+    }
+    expect(text).toBe('Answer from claude-sonnet-4-5-20250929.')
+    expect(last).toBe('response.completed')
+    expect(lastCall().operation).toBe('invoke-with-response-stream')
+  })
+
   it('answers the @google/genai SDK, JSON and stream', async () => {
     const answer = await genai().models.generateContent({
       model: 'claude-sonnet-4-5',

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createGateway, type GatewayHandler } from '../../../src/index'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createGateway, type GatewayHandler, type RequestEvent } from '../../../src/index'
 import { createNodeFetch } from '../../../src/node/index'
 import { startBedrockFake } from '../../helpers/bedrock/bedrock-fake'
 import { keys } from '../../helpers/gateway'
@@ -18,6 +18,7 @@ const session = {
 let fake: Awaited<ReturnType<typeof startBedrockFake>>
 let gateway: GatewayHandler
 let fetches = 0
+const events: RequestEvent[] = []
 
 beforeAll(async () => {
   fake = await startBedrockFake({ region: 'ap-southeast-2', credentials: session })
@@ -45,6 +46,7 @@ beforeAll(async () => {
     ],
     keys: [{ key: keys.main }],
     fetch: createNodeFetch(),
+    onEvent: (event) => events.push(event),
   })
 })
 afterAll(() => fake.close())
@@ -82,7 +84,7 @@ describe('Bedrock with credentials from a callback', () => {
     expect(fetches).toBe(2)
   })
 
-  it("never shows the session's secrets to a client", async () => {
+  it("never shows the session's secrets to a client, in an event or in a log", async () => {
     // Every try refused (the SDK's own retries included), AWS quoting the secrets back.
     const quoted = {
       status: 403,
@@ -90,10 +92,30 @@ describe('Bedrock with credentials from a callback', () => {
       message: `The request signature we calculated does not match. Secret ${session.secretAccessKey} token ${session.sessionToken}`,
     }
     fake.nextErrors(...Array.from({ length: 10 }, () => quoted))
-    const refused = await ask().catch((error: unknown) => error as Error)
+    const logged: unknown[][] = []
+    const spies = (['error', 'warn', 'log', 'info'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args)
+      }),
+    )
+    events.length = 0
+    const refused = await ask()
+      .catch((error: unknown) => error as Error)
+      .finally(() => spies.forEach((spy) => spy.mockRestore()))
     expect((refused as { status?: number }).status).toBe(502)
-    const shown = JSON.stringify(refused) + String((refused as Error).message)
+    expect(events.length).toBeGreaterThan(0)
+    // The refusal was logged (the upstream rests), and what the gateway said is all that shows.
+    expect(logged.length).toBeGreaterThan(0)
+    const shown = [
+      JSON.stringify(refused),
+      String((refused as Error).message),
+      JSON.stringify(events),
+      logged
+        .map((args) => args.map((arg) => (arg instanceof Error ? arg.stack : JSON.stringify(arg))))
+        .join('\n'),
+    ].join('\n')
     expect(shown).not.toContain(session.secretAccessKey)
     expect(shown).not.toContain(session.sessionToken)
+    expect(shown).not.toContain(session.secretAccessKey.slice(0, 12))
   })
 })
