@@ -18,8 +18,12 @@ export const entraApp = {
 /** Resource A's `api-key`. */
 export const azureKeyA = '3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e'
 
-/** The deployments of both fake resources: deployment name → model. */
+/**
+ * The deployments of both fake resources: deployment name → model. `gpt-4o-mini` is named after
+ * its model, as Azure names a deployment by default, so the gateway finds its price.
+ */
 export const deployments = {
+  'gpt-4o-mini': 'gpt-4o-mini',
   'prod-mini': 'gpt-4o-mini',
   'prod-o4': 'o4-mini',
   'emb-small': 'text-embedding-3-small',
@@ -28,9 +32,9 @@ export const deployments = {
 /**
  * Two Azure OpenAI resources (A and B), Entra ID and a managed identity endpoint on loopback, and
  * a gateway served on loopback whose groups reach them: `az` (v1 API, Entra; calls `mini`, `o4`,
- * `embed`), `dated` (deployment URLs with `api-version`, `api-key`; `dated-mini`), `resp`
+ * `embed`, and `gpt-4o-mini`, its deployment named after the model), `dated` (deployment URLs with `api-version`, `api-key`; `dated-mini`), `resp`
  * (Responses API, Entra; `resp-mini`), `mi` (managed identity; `mi-mini`) and `pair` (resources A,
- * whose Entra secret is wrong, then B; `pair-mini`). Extra config is merged in.
+ * whose Entra secret is wrong, then B, a tier below; `pair-mini`). Extra config is merged in.
  */
 export async function startAzureGateway(extra: Partial<GatewayConfig> = {}) {
   const tokens: TokenRegistry = new Map()
@@ -50,6 +54,7 @@ export async function startAzureGateway(extra: Partial<GatewayConfig> = {}) {
           { name: 'mini', upstreamModel: 'prod-mini' },
           { name: 'o4', upstreamModel: 'prod-o4' },
           { name: 'embed', upstreamModel: 'emb-small' },
+          'gpt-4o-mini',
         ],
         upstreams: [
           { provider: 'azure', id: 'az-a', baseUrl: resourceA.origin, entra: entraEntry },
@@ -101,7 +106,14 @@ export async function startAzureGateway(extra: Partial<GatewayConfig> = {}) {
             baseUrl: resourceA.origin,
             entra: { ...entraEntry, clientSecret: 'wrong-secret-value-0123456789' },
           },
-          { provider: 'azure', id: 'pair-b', baseUrl: resourceB.origin, entra: entraEntry },
+          // Tried after pair-a: a lower tier first, so the failover is certain.
+          {
+            provider: 'azure',
+            id: 'pair-b',
+            baseUrl: resourceB.origin,
+            entra: entraEntry,
+            priority: 1,
+          },
         ],
       },
     ],

@@ -2,6 +2,8 @@ import Anthropic from '@anthropic-ai/sdk'
 import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPriceCatalogue } from '../../src/pricing/price-catalogue'
+import { usageCost } from '../../src/pricing/usage-cost'
 import { startAzureGateway } from '../helpers/azure-gateway'
 import { keys } from '../helpers/gateway'
 
@@ -128,6 +130,37 @@ describe('Azure OpenAI through the official clients', () => {
     })
     expect(chat.choices[0]!.message.content).toBeTruthy()
     expect(lastCall().path).toBe('/openai/v1/responses')
+  })
+
+  it('meters usage and prices a deployment named after its model; another name is unpriced', async () => {
+    const listPrice = createPriceCatalogue().lookup('gpt-4o-mini')!
+    const before = azure.events.length
+    const messages = [{ role: 'user' as const, content: 'What does this cost?' }]
+    await openai.chat.completions.create({ model: 'gpt-4o-mini', messages })
+    await anthropic.messages
+      .stream({ model: 'gpt-4o-mini', max_tokens: 100, messages })
+      .finalMessage()
+    await openai.chat.completions.create({ model: 'mini', messages })
+    // Events are emitted once the answer is complete: wait for the three.
+    const metered = () =>
+      azure.events.slice(before).filter((event) => event.upstreamModel !== undefined)
+    await expect.poll(() => metered().some((event) => event.model === 'mini')).toBe(true)
+    const events = metered()
+    const named = events.filter((event) => event.model === 'gpt-4o-mini')
+    expect(named.map((event) => event.stream)).toEqual([false, true])
+    for (const event of named) {
+      expect(event.provider).toBe('az-a') // the upstream's id
+      expect(event.usage!.inputTokens).toBeGreaterThan(0)
+      expect(event.usage!.outputTokens).toBeGreaterThan(0)
+      expect(event.estimated).toBeFalsy()
+      expect(event.cost!.nanoUsd).toBeGreaterThan(0)
+      expect(event.cost!.nanoUsd).toBe(usageCost(event.usage, listPrice, 1).nanoUsd)
+      expect(event.cost!.price).not.toHaveProperty('surcharge')
+    }
+    const other = events.find((event) => event.model === 'mini')!
+    expect(other.upstreamModel).toBe('prod-mini')
+    expect(other.usage!.inputTokens).toBeGreaterThan(0)
+    expect(other.cost).toBeNull()
   })
 
   it('a Responses client of a chat-completions Azure group is translated', async () => {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { azureManagedIdentity } from '../../src/node/index'
 import { azureKeyA, entraApp, startAzureGateway } from '../helpers/azure-gateway'
 import { configError } from '../helpers/config-error'
@@ -12,11 +12,18 @@ describe('Azure OpenAI credentials and content filters', () => {
   let azure: Awaited<ReturnType<typeof startAzureGateway>>
   let openai: OpenAI
   const failures: string[] = []
+  const logged: string[] = []
   beforeAll(async () => {
+    vi.spyOn(console, 'error').mockImplementation(
+      (...args: unknown[]) => void logged.push(args.map(String).join(' ')),
+    )
     azure = await startAzureGateway()
     openai = new OpenAI({ apiKey: keys.main, baseURL: `${azure.url}/v1` })
   })
-  afterAll(() => azure.close())
+  afterAll(async () => {
+    await azure.close()
+    vi.restoreAllMocks()
+  })
 
   const chat = (model: string, content = 'Say hi') =>
     fetch(`${azure.url}/v1/chat/completions`, {
@@ -73,8 +80,14 @@ describe('Azure OpenAI credentials and content filters', () => {
     const before = azure.resourceA.calls.length
     const answer = await chat('pair-mini')
     expect(answer.status).toBe(200)
+    const event = azure.events.findLast((item) => item.model === 'pair-mini')!
+    expect(event.attempts!.map((attempt) => attempt.upstream)).toEqual(['pair-a', 'pair-b'])
     expect(azure.resourceB.calls.at(-1)!.headers.authorization).toMatch(/^Bearer eyJ/)
     expect(azure.resourceA.calls.length).toBe(before)
+    // Why is the operator's: the log names the principal and Entra's code, never the secret.
+    expect(logged).toContainEqual(
+      `[model-gateway] upstream pair-a has no Azure credentials: Entra ID gave no token to client ${entraApp.clientId} of tenant ${entraApp.tenantId} (HTTP 401: invalid_client, AADSTS7000215).`,
+    )
   })
 
   it('one resource with no usable credential answers 502 without the cause (kept for the operator), no token or secret', async () => {
@@ -254,8 +267,8 @@ describe('Azure OpenAI credentials and content filters', () => {
     expect(response.incomplete_details?.reason).toBe('content_filter')
   })
 
-  it('no token, key or client secret reaches an event or an error', () => {
-    const seen = JSON.stringify(azure.events) + failures.join('')
+  it('no token, key or client secret reaches an event, an error or the log', () => {
+    const seen = JSON.stringify(azure.events) + failures.join('') + logged.join('\n')
     expect(azure.events.length).toBeGreaterThan(200)
     for (const secret of [
       entraApp.clientSecret,

@@ -84,6 +84,7 @@ const completion = await client.chat.completions.create({
   messages: [{ role: 'user', content: ${js(guidePrompt)} }],
 })
 console.log(completion.choices[0]?.message.content)`,
+      note: 'A group on Azure OpenAI takes this client too, not AzureOpenAI: the gateway holds the Azure credentials and maps the model to its deployment.',
     },
     {
       id: 'openai-python',
@@ -219,6 +220,7 @@ codex`,
       code: `export GOOGLE_GEMINI_BASE_URL=${sh(baseUrl)}
 export GEMINI_API_KEY=${sh(apiKey)}
 gemini -m ${sh(model)}`,
+      note: 'For a group on Gemini on Vertex AI, keep these: the gateway holds the Google credentials (leave GOOGLE_GENAI_USE_VERTEXAI unset).',
     },
     {
       id: 'ai-sdk',

@@ -67,7 +67,7 @@ export function azureAuth(settings: AzureAuthSettings, context: UpstreamKindCont
     cache,
     secrets,
     async sign(request) {
-      const token = await credentialFor(cache, 'Azure')
+      const token = await credentialFor(cache, 'Azure', context.id)
       if (token === '') throw missingToken(context.id)
       request.headers['authorization'] = `Bearer ${token}` // lookup-safe: a prototype-less record
       return request

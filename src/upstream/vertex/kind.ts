@@ -80,7 +80,7 @@ export const vertexKind: UpstreamKind<VertexEntry> = {
         : prepareVertexAnthropic,
       async sign(request) {
         request.headers['authorization'] =
-          `Bearer ${await credentialFor(credentials.cache, 'Google')}`
+          `Bearer ${await credentialFor(credentials.cache, 'Google', context.id)}`
         return request
       },
       renewal: {

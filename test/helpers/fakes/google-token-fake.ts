@@ -41,16 +41,20 @@ const cloudPlatform = 'https://www.googleapis.com/auth/cloud-platform'
  * A loopback Google OAuth token endpoint enforcing Google's rules. A `jwt-bearer` grant's
  * assertion must be an RS256 JWT whose signature verifies with the registered account's public
  * key (independent code: node:crypto), with `iss` that account, `aud` this endpoint's URL,
- * the cloud-platform scope, and `exp − iat` at most 3600 s ("Token must be a short-lived token");
- * a `refresh_token` grant must carry the registered client and refresh token. Each answer is a
- * fresh `ya29.` token valid for `lifetimeSeconds`; `revokeAll()` invalidates every token issued.
+ * the cloud-platform scope, `exp − iat` at most 3600 s ("Token must be a short-lived token") and
+ * `iat` within 5 minutes of the endpoint's clock; a `refresh_token` grant must carry the
+ * registered client and refresh token. Each answer is a fresh `ya29.` token valid for
+ * `lifetimeSeconds`: `isValid` is false once that has passed on `now` (the endpoint's clock, which
+ * a test shares with the gateway to move time), and for every token after `revokeAll()`.
  */
 export async function startGoogleTokenFake(
-  options: { lifetimeSeconds?: number; delayMs?: number } = {},
+  options: { lifetimeSeconds?: number; delayMs?: number; now?: () => number } = {},
 ) {
+  const now = options.now ?? Date.now
   const accounts = new Map<string, string>()
   const users = new Map<string, { clientSecret: string; refreshToken: string }>()
-  const valid = new Set<string>()
+  /** Tokens issued and not revoked, with when each expires (epoch ms). */
+  const valid = new Map<string, number>()
   const refusals: string[] = []
   let fetches = 0
   let issued = 0
@@ -96,7 +100,7 @@ export async function startGoogleTokenFake(
           response,
           'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.',
         )
-      if (Math.abs(claims.iat - Date.now() / 1000) > 300)
+      if (Math.abs(claims.iat - now() / 1000) > 300)
         return refuse(response, 'Invalid JWT: iat is not in a reasonable timeframe.')
     } else if (grant === 'refresh_token') {
       const user = users.get(form.get('client_id') ?? '')
@@ -111,14 +115,11 @@ export async function startGoogleTokenFake(
     }
     issued += 1
     const token = `ya29.fake-access-token-${issued}-${Math.random().toString(36).slice(2)}`
-    valid.add(token)
+    const lifetime = options.lifetimeSeconds ?? 3599
+    valid.set(token, now() + lifetime * 1000)
     response.writeHead(200, { 'content-type': 'application/json' })
     response.end(
-      JSON.stringify({
-        access_token: token,
-        expires_in: options.lifetimeSeconds ?? 3599,
-        token_type: 'Bearer',
-      }),
+      JSON.stringify({ access_token: token, expires_in: lifetime, token_type: 'Bearer' }),
     )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -134,7 +135,12 @@ export async function startGoogleTokenFake(
     registerUser(clientId: string, clientSecret: string, refreshToken: string) {
       users.set(clientId, { clientSecret, refreshToken })
     },
-    isValid: (token: string) => valid.has(token),
+    /** Whether Vertex takes `token`: issued here, not revoked, not expired on `now`. */
+    isValid: (token: string) => now() < (valid.get(token) ?? 0),
+    /** Stops accepting this account's assertions (a key deleted in IAM). */
+    unregister(account: TestServiceAccount) {
+      accounts.delete(account.json['client_email']!)
+    },
     revokeAll: () => valid.clear(),
     get fetches() {
       return fetches

@@ -29,11 +29,14 @@ function googleError(response: ServerResponse, code: number, status: string, mes
  * Anthropic publisher: `rawPredict` and `streamRawPredict` with `anthropic_version:
  * "vertex-2023-10-16"`, no `model` in the body, `stream` matching the method, then Anthropic's
  * rules (`checkAnthropicRequest`); `count-tokens:rawPredict` with `model` in the body.
+ * A model named `leakyModel` stands for a careless proxy in front of Vertex: it answers a 400 that
+ * quotes the request's `authorization` header, for the tests of the gateway's scrubbing.
  */
 export async function startVertexFake(options: {
   project: string
   region: string
   isValid: (token: string) => boolean
+  leakyModel?: string
 }) {
   const calls: VertexCall[] = []
   let unauthenticated = 0
@@ -66,6 +69,13 @@ export async function startVertexFake(options: {
       return
     }
     const [, , , publisher, model, method, sse] = match as unknown as string[]
+    if (model === options.leakyModel)
+      return googleError(
+        response,
+        400,
+        'INVALID_ARGUMENT',
+        `Request rejected by proxy (authorization: ${request.headers.authorization}).`,
+      )
     const send = (answer: { json: object } | { frames: string[] }) => {
       if ('json' in answer) {
         response.writeHead(200, { 'content-type': 'application/json' })
