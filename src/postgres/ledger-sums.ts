@@ -11,10 +11,12 @@ const dayMs = 86_400_000
  * `usedSince` and `spentSince` answer, for budgets to re-seed from.
  *
  * - a key: the per-key rollup, and its ledger rows (index `key_id, ended_at`);
- * - a team: the per-team rollup, and the ledger rows that carry the team (schema version 4);
- * - the organisation: every row of the per-key rollup and of the ledger's part-day;
+ * - a team: the per-team rollup, and the ledger rows that carry the team (index `team, ended_at`,
+ *   schema version 7);
+ * - the organisation: every row of the per-key rollup and of the ledger's part-day (index
+ *   `ended_at`, version 7);
  * - an end user: its key's ledger rows that carry it, for the whole span (end users have no
- *   rollup: there may be many), read through the key's index.
+ *   rollup: there may be many), through the index `key_id, end_user, ended_at` (version 7).
  */
 export async function sumSince(
   client: PostgresClient,

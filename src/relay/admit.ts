@@ -35,7 +35,7 @@ export async function admit(
   request: {
     estimatedTokens: number
     estimate: TokenEstimate
-    /** The subjects charged besides the key; none today. */
+    /** The subjects charged besides the key: its end user, its team, the organisation. */
     subjects?: readonly MeteredSubject[] | undefined
   },
 ): Promise<Admission> {

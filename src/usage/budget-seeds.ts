@@ -118,5 +118,13 @@ export function createBudgetSeeds(options: BudgetSeedsOptions) {
       }
       return waits === undefined ? undefined : Promise.all(waits).then(() => undefined)
     },
+
+    /**
+     * Forgets that `owner`'s budgets were seeded, for a subject whose state its meter dropped: its
+     * next use asks `reseed` again. A seed still under way is left to finish.
+     */
+    forget(owner: string, names: readonly AnyBudgetName[]): void {
+      for (const name of names) seeded.delete(`${owner}\u0000${name}`)
+    },
   }
 }

@@ -17,7 +17,7 @@ import {
   type Held,
   type KeyState,
 } from './key-limit-state'
-import { bucketCost, bucketWaitMs, refilledLevel } from './token-bucket'
+import { bucketCapacity, bucketCost, bucketWaitMs, refilledLevel } from './token-bucket'
 import type {
   BudgetCrossing,
   LimitRefusal,
@@ -278,12 +278,43 @@ export function createLocalLimiter(options: LocalLimiterOptions) {
       return tokens
     },
 
-    /** The state of every limit of the plan, changing nothing but expired leases. */
+    /**
+     * The state of every limit of the plan, changing nothing but expired leases. A subject never
+     * seen reads as a new one, and is not kept: asking about it costs no memory.
+     */
     status(slot: string, plan: LimitPlan): LimitState[] {
       const at = now()
-      const state = stateOf(slot)
+      const state = keys.get(slot)
+      if (state === undefined) return limitStates(newKeyState(), plan, at)
       prune(state, at)
       return limitStates(state, plan, at)
+    },
+
+    /**
+     * Forgets a subject whose state is as a new one's would be under `plan` — no lease live, every
+     * window's bucket full again, no budget spent or held in its current period — so that a
+     * subject seen once (an end user of a shared key) does not stay in memory for ever. A budget
+     * spent in this period keeps the subject until the period ends (a lifetime budget: always),
+     * so forgetting never gives back a limit. `true` when the subject is gone.
+     */
+    forgetIfAtRest(slot: string, plan: LimitPlan): boolean {
+      const state = keys.get(slot)
+      if (state === undefined) return true
+      const at = now()
+      prune(state, at)
+      if (state.live.size > 0) return false
+      for (const { name, limit } of plan.windows) {
+        const bucket = state.buckets.get(name)
+        if (bucket !== undefined && refilledLevel(bucket, limit, at) < bucketCapacity(limit)) {
+          return false
+        }
+      }
+      for (const [name, counter] of state.budgets) {
+        if (counter.periodId !== budgetPeriod(periodKindOf(name), at).id) continue
+        if (counter.spent > 0 || counter.held > 0) return false
+      }
+      keys.delete(slot)
+      return true
     },
   }
 }

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors'
 import { BudgetSeedError, createBudgetSeeds, type ReseedFunction } from './budget-seeds'
-import type { KeyLimitSettings } from './key-limits'
+import type { KeyLimitSettings, LimitPlan } from './key-limits'
 import { createLocalLimiter } from './local-limiter'
 import {
   grantedResult,
@@ -59,6 +59,12 @@ export const meteredSubjectKinds: readonly MeteredSubjectKind[] = [
 /** The default lease of a reservation: the gateway renews it every third while a request lives. */
 export const defaultLeaseMs = 60_000
 
+/**
+ * How often the memory meter looks for end users whose state it can drop (`forgetIfAtRest`): an
+ * end user idle for a minute with nothing spent in its budgets' periods is gone within two.
+ */
+export const endUserSweepMs = 60_000
+
 /** A reservation's estimate, split; a caller that gives only the total has it counted as input. */
 export function estimateOf(request: {
   estimatedTokens: number
@@ -67,16 +73,39 @@ export function estimateOf(request: {
   return request.estimate ?? { inputTokens: request.estimatedTokens, outputTokens: 0 }
 }
 
+/** A subject's totals before its first request. */
+function emptyTotals(): Totals {
+  return {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    totalTokens: 0,
+    costNanoUsd: 0,
+    unpricedRequests: 0,
+    cacheHits: 0,
+    savedCostNanoUsd: 0,
+  }
+}
+
 /**
  * A usage meter in process memory: exact totals per subject (the key, and a team, organisation or
  * end user a request names), a bounded list of recent records, and every limit each subject has
- * (windows, concurrency, calendar budgets, lifetime quota), all checked in one synchronous step. The rules are those of `createLocalLimiter`; the Redis meter shares them.
+ * (windows, concurrency, calendar budgets, lifetime quota), all checked in one synchronous step.
+ * The rules are those of `createLocalLimiter`; the Redis meter shares them.
+ *
+ * End users are many and come and go: about once a minute (on a reserve), the meter drops each
+ * end user whose limits are at rest — nothing in flight, its windows full again, nothing spent in
+ * its budgets' current periods — with its totals. What it holds is then bounded by the end users
+ * active within the last minutes or with spend in the current day or month (a lifetime budget
+ * keeps them), never by every end user ever seen.
  */
 export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): MemoryUsageMeter {
   const maxRecords = options.maxRecords ?? 1000
   const leaseMs = options.leaseMs ?? defaultLeaseMs
+  const clock = options.now ?? Date.now
   const limiter = createLocalLimiter({
-    now: options.now ?? Date.now,
+    now: clock,
     leaseMs,
     doneTtlMs: Math.max(600_000, 2 * leaseMs),
   })
@@ -86,7 +115,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       : createBudgetSeeds({
           reseed: options.reseed,
           timeoutMs: options.reseedTimeoutMs ?? 2000,
-          now: options.now ?? Date.now,
+          now: clock,
           apply: (slot, name, periodId, tokens) => limiter.seed(slot, name, periodId, tokens),
         })
   /** Budgets of the subjects not yet seeded in this process: a promise to wait for, else nothing. */
@@ -110,21 +139,33 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
   const recent: UsageRecord[] = []
   let oldest = 0
   let nextReservation = 0
+  // End users come and go (a shared key's customers, without bound): each one's slot and the
+  // plan it was last checked with, so that a sweep can drop those at rest. Keys, teams and the
+  // organisation are few and stay.
+  const endUsers = new Map<string, LimitPlan>()
+  let nextSweep = clock() + endUserSweepMs
+  const track = (subjects: readonly PlannedSubject[]) => {
+    for (const { kind, slot, plan } of subjects) if (kind === 'end-user') endUsers.set(slot, plan)
+  }
+  const sweep = () => {
+    const at = clock()
+    if (at < nextSweep) return
+    nextSweep = at + endUserSweepMs
+    for (const [slot, plan] of endUsers) {
+      if (!limiter.forgetIfAtRest(slot, plan)) continue
+      endUsers.delete(slot)
+      totals.delete(slot)
+      seeds?.forget(slot, [
+        ...plan.budgets.map((budget) => budget.name),
+        ...plan.money.map((budget) => budget.name),
+      ])
+    }
+  }
 
   const totalsOf = (slot: string): Totals => {
     let summary = totals.get(slot)
     if (summary === undefined) {
-      summary = {
-        requests: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        cachedInputTokens: 0,
-        totalTokens: 0,
-        costNanoUsd: 0,
-        unpricedRequests: 0,
-        cacheHits: 0,
-        savedCostNanoUsd: 0,
-      }
+      summary = emptyTotals()
       totals.set(slot, summary)
     }
     return summary
@@ -155,6 +196,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
     const estimate = estimateOf(request)
     nextReservation += 1
     const id = `${request.requestId}#${nextReservation}`
+    track(subjects)
     const check = limiter.reserve(id, subjects, estimate)
     if (!check.granted) return refusalResult(check.refusals)
     const reservation: Reservation = {
@@ -171,6 +213,7 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
   return {
     subjectKinds: meteredSubjectKinds,
     reserve(request) {
+      sweep()
       const settings = settingsOf(request)
       const subjects = plannedSubjects(request.keyId, settings, request.subjects)
       const wait = seeding(subjects)
@@ -193,6 +236,8 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
         record.cost?.nanoUsd,
       )
       if (alerts === false) return
+      // A settle after its lease expired may come for an end user the sweep has dropped.
+      track(subjects)
       count(totalsOf(record.keyId), record)
       for (let index = 1; index < subjects.length; index += 1) {
         count(totalsOf(subjects[index]!.slot), record)
@@ -214,9 +259,11 @@ export function createMemoryUsageMeter(options: MemoryUsageMeterOptions = {}): M
       const asked = summarySubject(subject, settings)
       const slot = asked.slot
       const planned = settings === undefined ? undefined : asked
+      // A seed keeps the end user's state: the sweep must know of it.
+      if (planned?.kind === 'end-user' && seeds !== undefined) track([asked])
       const read = (): KeyUsageSummary => {
         const summary: KeyUsageSummary = {
-          ...totalsOf(slot),
+          ...(totals.get(slot) ?? emptyTotals()),
           reservedTokens: limiter.reservedTokens(slot),
         }
         if (planned !== undefined) summary.limits = limiter.status(slot, planned.plan)

@@ -23,9 +23,16 @@ beforeAll(async () => {
 })
 afterAll(() => database.drop())
 
-/** SQL that takes a schema back to what version 3 made. */
+/** SQL that takes a schema back to what version 6 made. */
+function undoVersion7(schema: string): string {
+  return `DROP INDEX ${schema}.mg_usage_ledger_team_ended, ${schema}.mg_usage_ledger_end_user_ended,
+    ${schema}.mg_usage_ledger_ended;`
+}
+
+/** SQL that takes a schema back to what version 5 made. */
 function undoVersion6(schema: string): string {
-  return `ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cached, DROP COLUMN saved_cost_nano;
+  return `${undoVersion7(schema)}
+    ALTER TABLE ${schema}.mg_usage_ledger DROP COLUMN cached, DROP COLUMN saved_cost_nano;
     ALTER TABLE ${schema}.mg_usage_daily DROP COLUMN cache_hits, DROP COLUMN saved_cost_nano;
     ALTER TABLE ${schema}.mg_usage_daily_team DROP COLUMN cache_hits, DROP COLUMN saved_cost_nano;`
 }
@@ -146,6 +153,10 @@ describe('migrate', () => {
       { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
       { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
       { version: 6, name: 'response cache hits and the money they saved' },
+      {
+        version: 7,
+        name: 'ledger indexes for the budgets of teams, the organisation and end users',
+      },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).

@@ -300,4 +300,47 @@ describe('teams in Postgres', () => {
     expect(await reseed('ka1', { ...since, measure: 'nanoUsd' })).toBe(4000)
     await ledger.close()
   })
+
+  it("re-seeds a team's, the organisation's and an end user's budget through ledger indexes", async () => {
+    // Each re-seed reads the ledger's rows since the start of a day (an end user's: of its
+    // period). Asked with sequential scans priced out, each query's plan names the index schema
+    // version 7 made for it — without it, a team's read every partition of the ledger.
+    const connection = await database.pool.connect()
+    try {
+      const sums: { text: string; params: unknown[] }[] = []
+      const recording: PostgresClient = {
+        query: async (text, params) => {
+          if (/\bsum\(/.test(text)) sums.push({ text, params: params ?? [] })
+          return connection.query(text, params)
+        },
+      }
+      const ledger = createPostgresLedger({ client: recording, schema: 'teams' })
+      const reseed = ledgerReseed(ledger)
+      // Mid-morning of two days ago: a part-day from the ledger, whole days from the rollups.
+      const startMs = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 2 * 86_400_000 + 36e5
+      const period = { kind: 'month' as const, startMs, measure: 'nanoUsd' as const }
+      await reseed('alpha', { ...period, subject: { kind: 'team', id: 'alpha' } })
+      await reseed('org', { ...period, subject: { kind: 'organisation', id: 'org' } })
+      await reseed('user-1', {
+        ...period,
+        subject: { kind: 'end-user', id: 'user-1', keyId: 'ka1' },
+      })
+      await ledger.close()
+      expect(sums).toHaveLength(3)
+      await connection.query('SET enable_seqscan = off')
+      const plans: string[] = []
+      for (const { text, params } of sums) {
+        const { rows } = await connection.query(`EXPLAIN ${text}`, params)
+        plans.push(rows.map((row) => String(row['QUERY PLAN'])).join('\n'))
+      }
+      const [team, org, endUser] = plans
+      expect(team).toMatch(/mg_usage_ledger_\w+_team_ended_at_idx/)
+      expect(org).toMatch(/mg_usage_ledger_(default|p\d{6})_ended_at_idx/)
+      expect(endUser).toMatch(/mg_usage_ledger_\w+_key_id_end_user_ended_at_idx/)
+      for (const plan of plans) expect(plan).not.toMatch(/Seq Scan on mg_usage_ledger/)
+    } finally {
+      await connection.query('RESET enable_seqscan')
+      connection.release()
+    }
+  })
 })

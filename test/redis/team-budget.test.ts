@@ -187,6 +187,10 @@ describe('perUser limits of a shared key', () => {
       (instance) => new OpenAI({ apiKey: keys.shared, baseURL: `${instance.url}/v1` }),
     )
     const { costs, refused, spent } = await drain(clients, 40, () => 'alice@example.com')
+    console.log(
+      `perUser budget $0.05/day, one end user of a shared key over two instances, 40 concurrent requests: ` +
+        `${costs.length} served, ${refused.length} refused; overshoot ${Math.max(0, spent - 0.05e9)} nano-USD (bound ${Math.max(...costs)})`,
+    )
     expect(refused.length).toBeGreaterThan(0)
     expect(spent - 0.05e9).toBeLessThanOrEqual(Math.max(...costs))
     const error = (await clients[0]!.chat.completions
