@@ -215,6 +215,9 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       // A record without a price (`null`) counts as unpriced; one from before prices existed
       // (`undefined`) as priced at nothing.
       const cost = record.cost === null || record.cost === undefined ? 0 : record.cost.nanoUsd
+      // A response-cache hit is counted with what it saved (the original call's cost).
+      const hit = record.cached === true
+      const saved = hit ? Math.max(0, Math.round(record.savedCost?.nanoUsd ?? 0)) : 0
       const replies = await runQuietly(
         usageScripts.settle,
         subjects,
@@ -222,6 +225,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
         ...extra,
         cost,
         record.cost === null ? 0 : 1,
+        hit ? 1 : 0,
+        saved,
       )
       if (!subjects.some((subject) => subject.plan.money.length > 0)) return undefined
       const alerts: BudgetCrossing[] = []
