@@ -30,7 +30,7 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 6,
+      version: 7,
       applied: [
         { version: 1, name: 'api keys, usage ledger and daily rollup' },
         { version: 2, name: 'upstream attempts of a request that made more than one' },
@@ -41,11 +41,12 @@ describe('model-gateway migrate', { timeout: 60_000 }, () => {
         { version: 4, name: 'teams; the team of keys and ledger rows; end users of ledger rows' },
         { version: 5, name: 'the kind of a ledger row: tool for an MCP tool call' },
         { version: 6, name: 'response cache hits and the money they saved' },
+        { version: 7, name: 'the daily rollup per routing group' },
       ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 6, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 7, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 6).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 7).\n')
   })
 })
 
