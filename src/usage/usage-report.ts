@@ -192,7 +192,7 @@ export function reportOf(
 }
 
 /** Rows by spend (most first), then by name. */
-export function bySpend<T extends UsageTotals>(rows: T[], nameOf: (row: T) => string): T[] {
+function bySpend<T extends UsageTotals>(rows: T[], nameOf: (row: T) => string): T[] {
   return rows.sort((a, b) => b.costNanoUsd - a.costNanoUsd || nameOf(a).localeCompare(nameOf(b)))
 }
 
