@@ -170,8 +170,8 @@ const sumColumns = [
 ] as const
 
 /**
- * The upsert of one rollup from the `inserted` rows: grouped by `groupBy` (which ends with the UTC
- * day, key and model the two rollups share), in that order, so that concurrent batches from
+ * The upsert of one rollup from the `inserted` rows: grouped by `groupBy` (the UTC day, key and
+ * model every rollup has, after its own subject), in that order, so that concurrent batches from
  * several instances lock rollup rows in the same order and cannot deadlock each other.
  */
 function rollupSql(table: string, groupBy: readonly string[], where: string): string {
@@ -204,7 +204,8 @@ function rollupSql(table: string, groupBy: readonly string[], where: string): st
 
 /**
  * One statement that inserts a batch (a JSON array in `$1`) and adds exactly the rows it inserted
- * to the daily rollups (per key, and per team for rows of a team): a replayed request id is
+ * to the daily rollups (per key; per team for rows of a team; per routing group for model calls,
+ * not MCP tool calls, whose `group_id` names no group): a replayed request id is
  * skipped by `ON CONFLICT DO NOTHING` and so never counted twice, and the rollups commit with the
  * rows or not at all. Returns the number of rows inserted.
  */
@@ -225,14 +226,18 @@ export function insertBatchSql(tables: Tables): string {
     list_cost_nano, price, team, end_user, kind, cached, saved_cost_nano
   FROM input
   ON CONFLICT (request_id, started_at) DO NOTHING
-  RETURNING key_id, team, ended_at, model, outcome, cached, ${sumColumns.join(', ')}
+  RETURNING key_id, team, group_id, kind, ended_at, model, outcome, cached,
+    ${sumColumns.join(', ')}
 ), rolled AS (
   ${rollupSql(tables.daily, ['key_id', 'day', 'model'], '')}
 ), team_rolled AS (
   ${rollupSql(tables.teamDaily, ['team', 'day', 'key_id', 'model'], ' WHERE team IS NOT NULL')}
+), group_rolled AS (
+  ${rollupSql(tables.groupDaily, ['group_id', 'day', 'key_id', 'model'], ' WHERE kind IS NULL')}
 )
 SELECT (SELECT count(*) FROM inserted)::text AS inserted, (SELECT count(*) FROM rolled)::text AS rolled,
-  (SELECT count(*) FROM team_rolled)::text AS team_rolled`
+  (SELECT count(*) FROM team_rolled)::text AS team_rolled,
+  (SELECT count(*) FROM group_rolled)::text AS group_rolled`
 }
 
 /**

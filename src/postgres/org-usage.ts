@@ -6,20 +6,22 @@ import { resolveTables } from './tables'
 
 /**
  * The organisation's usage and spend across every key over a span of UTC days: per day and model,
- * per day, per model, per key, and in all (the core's `UsageReport`), and per team: what the
- * requests of each team's keys spent, by the team each request was made in (schema version 4).
- * Keys of no team are in no team's row.
+ * per day, per model, per key, per routing group (schema version 8), and in all (the core's
+ * `UsageReport`), and per team: what the requests of each team's keys spent, by the team each
+ * request was made in (schema version 4). Keys of no team are in no team's row.
  */
 export type OrganisationUsageReport = UsageReport & {
   teams: Array<{ team: string } & UsageTotals>
 }
 
 /**
- * Spend and usage across all keys, per UTC day and per model, per key and per team, from the daily rollup (a few rows
- * per key and day, never the ledger itself): what `model-gateway usage` prints, and what a console
- * charts. The span defaults to the last 30 days, today included; `keyId` narrows it to one key,
- * `team` to one team's requests (the per-team rollup), `endUser` to one end user's (the ledger's
- * rows through the key's index: end users have no rollup).
+ * Spend and usage across all keys, per UTC day and per model, per key, per routing group and per
+ * team, from the daily rollups (a few rows per key and day, never the ledger itself): what
+ * `model-gateway usage` prints, and what a console charts. The span defaults to the last 30 days,
+ * today included; `keyId` narrows it to one key, `team` to one team's requests (the per-team
+ * rollup, which has no group: `groups` is left out), `endUser` to one end user's (the ledger's rows
+ * through the key's index: end users have no rollup). Groups are the per-group rollup's, which
+ * starts at schema version 8: days before it have none.
  * Rows still queued on running instances (at most their flush interval) are not in it yet.
  *
  * @example
@@ -60,7 +62,11 @@ export async function organisationUsage(
       : [teamOnly ? tables.teamDaily : tables.daily, usageSums, 'day']
   if (span.endUser !== undefined) filter('end_user', span.endUser)
   const all = filters.join('')
-  const [byDayModel, byKey, byTeam] = await Promise.all([
+  const groupSource =
+    span.endUser !== undefined
+      ? { table: tables.ledger, sums: ledgerSums, where: `${all} AND kind IS NULL`, params }
+      : { table: tables.groupDaily, sums: usageSums, where, params: params.slice(0, whereParams) }
+  const [byDayModel, byKey, byTeam, byGroup] = await Promise.all([
     options.client.query(
       `SELECT to_char(${dayRange}, 'YYYY-MM-DD') AS day, model, ${sums} FROM ${source}
        WHERE ${dayRange} BETWEEN $1::date AND $2::date${all}
@@ -81,6 +87,14 @@ export async function organisationUsage(
            GROUP BY team ORDER BY sum(cost_nano) DESC, team`,
           params.slice(0, whereParams),
         ),
+    teamOnly
+      ? Promise.resolve(undefined)
+      : options.client.query(
+          `SELECT group_id, ${groupSource.sums} FROM ${groupSource.table}
+           WHERE ${dayRange} BETWEEN $1::date AND $2::date${groupSource.where}
+           GROUP BY group_id ORDER BY sum(cost_nano) DESC NULLS LAST, group_id`,
+          groupSource.params,
+        ),
   ])
   const rows = byDayModel.rows.map((row) => ({
     day: String(row.day),
@@ -97,6 +111,14 @@ export async function organisationUsage(
       .sort((a, b) => b.costNanoUsd - a.costNanoUsd || a.model.localeCompare(b.model)),
     keys: byKey.rows.map((row) => ({ keyId: String(row.key_id), ...readTotals(row) })),
     teams: byTeam.rows.map((row) => ({ team: String(row.team), ...readTotals(row) })),
+    ...(byGroup === undefined
+      ? {}
+      : {
+          groups: byGroup.rows.map((row) => ({
+            groupId: String(row.group_id),
+            ...readTotals(row),
+          })),
+        }),
     totals: sumTotals(rows),
   }
 }

@@ -52,6 +52,14 @@ export type Migration = { version: number; name: string; sql: (tables: Tables) =
  *   `(team, ended_at)` and `(key_id, end_user, ended_at)`, partial, and `(ended_at)` — instead of
  *   every partition of the ledger. Indexes only: a gateway of version 6 runs on it unchanged.
  *   Building them reads the ledger once and blocks its writes meanwhile, as version 5's index did.
+ * - Per routing group (version 8): `usage_daily_group` rolls up each group's model calls per key,
+ *   UTC day and model (the group that answered: a fallback's, when one did; MCP tool calls are in
+ *   no group), in the same statement as the other rollups, so that reports per group read a few
+ *   rows per group and day, never the ledger (whose old months retention drops). It is a new
+ *   table, not a column of `usage_daily`: changing that table's key would rewrite it, and a gateway
+ *   of version 6, which upserts on `(key_id, day, model)`, could no longer write to it during a
+ *   rolling upgrade. It starts empty: days before the upgrade have no per-group rows (filling it
+ *   from the ledger would read every row under the migration lock).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -231,6 +239,35 @@ ALTER TABLE ${t.teamDaily}
 CREATE INDEX "${t.prefix}_usage_ledger_end_user_ended" ON ${t.ledger} (key_id, end_user, ended_at)
   WHERE end_user IS NOT NULL;
 CREATE INDEX "${t.prefix}_usage_ledger_ended" ON ${t.ledger} (ended_at);`,
+  },
+  {
+    version: 8,
+    name: 'the daily rollup per routing group',
+    sql: (t) => `
+CREATE TABLE ${t.groupDaily} (
+  group_id text NOT NULL,
+  day date NOT NULL,
+  key_id text NOT NULL,
+  model text NOT NULL,
+  requests bigint NOT NULL,
+  error_requests bigint NOT NULL,
+  aborted_requests bigint NOT NULL,
+  input_tokens bigint NOT NULL,
+  output_tokens bigint NOT NULL,
+  cached_input_tokens bigint NOT NULL,
+  total_tokens bigint NOT NULL,
+  cache_write_input_tokens bigint NOT NULL,
+  cache_write_1h_input_tokens bigint NOT NULL,
+  reasoning_tokens bigint NOT NULL,
+  cost_nano bigint NOT NULL,
+  list_cost_nano bigint NOT NULL,
+  unpriced_requests bigint NOT NULL,
+  cache_hits bigint NOT NULL,
+  saved_cost_nano bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (group_id, day, key_id, model)
+);
+CREATE INDEX "${t.prefix}_usage_daily_group_day" ON ${t.groupDaily} (day);`,
   },
 ]
 

@@ -14,6 +14,8 @@ export type Tables = {
   teams: string
   /** The daily rollup per team, key, UTC day and model (schema version 4). */
   teamDaily: string
+  /** The daily rollup per routing group, key, UTC day and model (schema version 7). */
+  groupDaily: string
   /** The unquoted name of a monthly ledger partition, such as `mg_usage_ledger_p202611`. */
   partitionName(month: string): string
   /** A name in the schema, quoted. */
@@ -60,6 +62,7 @@ export function resolveTables(options: Omit<PostgresOptions, 'client'>): Tables 
     daily: qualify(`${prefix}_usage_daily`),
     teams: qualify(`${prefix}_teams`),
     teamDaily: qualify(`${prefix}_usage_daily_team`),
+    groupDaily: qualify(`${prefix}_usage_daily_group`),
     partitionName: (month) => `${prefix}_usage_ledger_p${month.replace('-', '')}`,
     qualify,
     keyChannel: schema === undefined ? `${prefix}_keys` : `${schema}_${prefix}_keys`,

@@ -223,7 +223,10 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       // A record without a price (`null`) counts as unpriced; one from before prices existed
       // (`undefined`) as priced at nothing.
       const cost = record.cost === null || record.cost === undefined ? 0 : record.cost.nanoUsd
-      const own = [...extra, cost, record.cost === null ? 0 : 1]
+      // A response-cache hit is counted with what it saved (the original call's cost).
+      const hit = record.cached === true
+      const saved = hit ? Math.max(0, Math.round(record.savedCost?.nanoUsd ?? 0)) : 0
+      const own = [...extra, cost, record.cost === null ? 0 : 1, hit ? 1 : 0, saved]
       const attempt = async (parts: readonly PlannedSubject[]) => {
         // While the shard is down, one call per probe interval tries it: retries add no load.
         if (!health.shouldTry(shardOf(parts))) return { failed: [...parts], answers: [] }

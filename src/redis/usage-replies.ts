@@ -161,7 +161,8 @@ export function parseGranted(
 
 /**
  * A status reply for one subject read whole: the limit states, then the subject's totals
- * (requests, tokens, tokens held, cost and unpriced requests), each 0 when the script left it out.
+ * (requests, tokens, tokens held, cost, unpriced requests, response-cache hits and what they
+ * saved), each 0 when the script left it out.
  */
 export function parseSummary(
   reply: readonly number[],
@@ -177,6 +178,8 @@ export function parseSummary(
     reserved,
     costNanoUsd,
     unpricedRequests,
+    cacheHits,
+    savedCostNanoUsd,
   ] = reply.slice(2 + statusWidth)
   return {
     states,
@@ -189,6 +192,8 @@ export function parseSummary(
       reservedTokens: reserved ?? 0,
       costNanoUsd: costNanoUsd ?? 0,
       unpricedRequests: unpricedRequests ?? 0,
+      cacheHits: cacheHits ?? 0,
+      savedCostNanoUsd: savedCostNanoUsd ?? 0,
     },
   }
 }

@@ -20,8 +20,8 @@ export type MemoryUsageLedgerOptions = {
 }
 
 /**
- * A ledger that keeps this process's usage per key (with its team and end user), UTC day and
- * model, and serves reports.
+ * A ledger that keeps this process's usage per key (with its team, end user and routing group),
+ * UTC day and model, and serves reports.
  */
 export type MemoryUsageLedger = UsageLedger & UsageReports
 
@@ -29,6 +29,8 @@ type Row = {
   keyId: string
   team: string | undefined
   endUser: string | undefined
+  /** The routing group; `undefined` for an MCP tool call, which is in none. */
+  groupId: string | undefined
   day: string
   model: string
 } & UsageTotals
@@ -36,8 +38,9 @@ type Row = {
 const dayMs = 86_400_000
 
 /**
- * A usage ledger in memory: a rollup of this process's requests per key, team, end user, UTC day
- * and model (not one row per request; a key's end users each have their own rows), kept for `retentionDays`. It gives `GET /v1/usage` its `daily` history
+ * A usage ledger in memory: a rollup of this process's requests per key, team, end user, routing
+ * group, UTC day and model (not one row per request; a key's end users each have their own rows),
+ * kept for `retentionDays`. It gives `GET /v1/usage` its `daily` history
  * and the console its charts without a database; a restart forgets it, and each instance knows
  * only its own requests. `state.postgres` is the durable, shared one.
  *
@@ -83,11 +86,13 @@ export function createMemoryUsageLedger(options: MemoryUsageLedgerOptions = {}):
       prune(utcDay(now()))
       if (day < oldestKept) return
       const { keyId, team, endUser, model } = record
-      // A key's team and end user are part of the row: reports select by them.
-      const id = `${keyId}\u0000${team ?? ''}\u0000${endUser ?? ''}\u0000${day}\u0000${model}`
+      // An MCP tool call's `groupId` names no routing group.
+      const groupId = record.kind === 'tool' ? undefined : record.groupId
+      // A key's team, end user and group are part of the row: reports select or group by them.
+      const id = [keyId, team ?? '', endUser ?? '', groupId ?? '\u0001', day, model].join('\u0000')
       let row = rows.get(id)
       if (row === undefined) {
-        row = { keyId, team, endUser, day, model, ...emptyTotals() }
+        row = { keyId, team, endUser, groupId, day, model, ...emptyTotals() }
         rows.set(id, row)
       }
       addTotals(row, recordTotals(record))
@@ -103,6 +108,10 @@ export function createMemoryUsageLedger(options: MemoryUsageLedgerOptions = {}):
         outputTokens: day.outputTokens,
         cachedInputTokens: day.cachedInputTokens,
         totalTokens: day.totalTokens,
+        costNanoUsd: day.costNanoUsd,
+        unpricedRequests: day.unpricedRequests,
+        cacheHits: day.cacheHits,
+        savedCostNanoUsd: day.savedCostNanoUsd,
       }))
     },
     async usageReport(query: UsageQuery): Promise<UsageReport> {

@@ -26,7 +26,7 @@ export type UsageTotals = {
 
 /**
  * Usage over a span of UTC days, from a ledger's daily rollup: per day and model, per day, per
- * model, per key, and in all. What the console charts, in one read.
+ * model, per key, per routing group, and in all. What the console charts, in one read.
  */
 export type UsageReport = {
   /** First and last UTC day of the span, `YYYY-MM-DD`, inclusive. */
@@ -36,6 +36,13 @@ export type UsageReport = {
   days: Array<{ day: string } & UsageTotals>
   models: Array<{ model: string } & UsageTotals>
   keys: Array<{ keyId: string } & UsageTotals>
+  /**
+   * Per routing group (`UsageRecord.groupId`: the group that answered, a fallback's when one did),
+   * model calls only (MCP tool calls are in no group), most spend first. Absent where the source
+   * cannot tell: one team's report on PostgreSQL (its rollup has no group), reports of ledgers
+   * that predate it.
+   */
+  groups?: Array<{ groupId: string } & UsageTotals> | undefined
   totals: UsageTotals
 }
 
@@ -146,29 +153,47 @@ export function recordTotals(record: UsageRecord): UsageTotals {
 }
 
 /**
- * A report built from rollup rows of one span: grouped by day, by model and by key; days in
- * order, models and keys by spend (most first), then by name — as `organisationUsage` orders them.
+ * A report built from rollup rows of one span: grouped by day, by model, by key and by routing
+ * group (rows without a `groupId`, MCP tool calls, are in none); days in order, models, keys and
+ * groups by spend (most first), then by name — as `organisationUsage` orders them.
  */
 export function reportOf(
   since: string,
   until: string,
-  rows: ReadonlyArray<{ keyId: string; day: string; model: string } & UsageTotals>,
+  rows: ReadonlyArray<
+    { keyId: string; day: string; model: string; groupId?: string | undefined } & UsageTotals
+  >,
 ): UsageReport {
   const byDayModel = new Map<string, { day: string; model: string } & UsageTotals>()
   const byKey = new Map<string, { keyId: string } & UsageTotals>()
+  const byGroup = new Map<string, { groupId: string } & UsageTotals>()
   for (const row of rows) {
-    const { keyId, day, model, ...counts } = row
+    const { keyId, day, model, groupId } = row
     const dayModel = `${day}\u0000${model}`
     addTotals(
       getOr(byDayModel, dayModel, () => ({ day, model, ...emptyTotals() })),
-      counts,
+      row,
     )
     addTotals(
       getOr(byKey, keyId, () => ({ keyId, ...emptyTotals() })),
-      counts,
+      row,
     )
+    if (groupId !== undefined) {
+      addTotals(
+        getOr(byGroup, groupId, () => ({ groupId, ...emptyTotals() })),
+        row,
+      )
+    }
   }
-  return assembleReport(since, until, [...byDayModel.values()], [...byKey.values()])
+  return {
+    ...assembleReport(since, until, [...byDayModel.values()], [...byKey.values()]),
+    groups: bySpend([...byGroup.values()], (group) => group.groupId),
+  }
+}
+
+/** Rows by spend (most first), then by name. */
+function bySpend<T extends UsageTotals>(rows: T[], nameOf: (row: T) => string): T[] {
+  return rows.sort((a, b) => b.costNanoUsd - a.costNanoUsd || nameOf(a).localeCompare(nameOf(b)))
 }
 
 /**

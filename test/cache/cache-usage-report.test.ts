@@ -8,9 +8,11 @@ import {
   type UsageRecord,
 } from '../../src/index'
 import { createPostgresLedger, keyUsage, migrate } from '../../src/postgres/index'
+import { createRedisResponseCache, createRedisUsageMeter } from '../../src/redis/index'
 import { buildGateway, fetchThrough, gatewayUrl, keys } from '../helpers/gateway'
 import { gatewayHandler } from '../helpers/gemini-upstream'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { connectRedis, deletePrefix, scriptClient, uniquePrefix } from '../helpers/redis'
 
 /** A priced, caching group: a hit saves the first call's cost. */
 const groups: GatewayConfig['groups'] = [
@@ -133,6 +135,65 @@ describe('cache hits and savings on PostgreSQL', () => {
       expect(body.daily.at(-1).saved_usd).toBeCloseTo(cost / 1e9, 12)
     } finally {
       await ledger.close()
+    }
+  })
+})
+
+describe('cache hits and savings on the Redis meter, two instances', () => {
+  it('counts a hit served by the other instance, frees its concurrency slot, and keeps Redis healthy', async () => {
+    const redis = await connectRedis()
+    const prefix = uniquePrefix('cache_usage')
+    const logged: string[] = []
+    const logger = {
+      error: (...parts: unknown[]) => void logged.push(parts.map(String).join(' ')),
+      warn: (...parts: unknown[]) => void logged.push(parts.map(String).join(' ')),
+      log: (...parts: unknown[]) => void logged.push(parts.map(String).join(' ')),
+      info: (...parts: unknown[]) => void logged.push(parts.map(String).join(' ')),
+    }
+    const instance = () =>
+      buildGateway({
+        groups,
+        // One request at a time: a hit that kept its slot would refuse the next request.
+        keys: [{ key: keys.main, name: 'main', id: 'main', limits: { concurrency: 1 } }],
+        usageMeter: createRedisUsageMeter({ client: scriptClient(redis), prefix, logger }),
+        responseCache: createRedisResponseCache({ client: scriptClient(redis), prefix }),
+      }).gateway
+    const [first, second] = [instance(), instance()]
+    const client = (gateway: typeof first) =>
+      new OpenAI({ apiKey: keys.main, baseURL: `${gatewayUrl}/v1`, fetch: fetchThrough(gateway) })
+    const messages = [{ role: 'user' as const, content: 'What is the capital of Italy?' }]
+    try {
+      const original = await client(first).chat.completions.create({ model: 'gpt-mock', messages })
+      const answers = []
+      for (const gateway of [second, first, second]) {
+        const { response } = await client(gateway)
+          .chat.completions.create({ model: 'gpt-mock', messages })
+          .withResponse()
+        answers.push(response.headers.get('x-gateway-cache'))
+      }
+      expect(answers).toEqual(['hit', 'hit', 'hit'])
+      const usageFrom = async (gateway: typeof first) => {
+        const response = await fetchThrough(gateway)(`${gatewayUrl}/v1/usage`, {
+          headers: { authorization: `Bearer ${keys.main}` },
+        })
+        expect(response.status).toBe(200)
+        return (await response.json()) as Record<string, any>
+      }
+      // The original call's price: 2 USD per 1M input tokens, 4 per 1M output tokens.
+      const usage = original.usage!
+      const cost = (usage.prompt_tokens * 2 + usage.completion_tokens * 4) / 1e6
+      for (const gateway of [first, second]) {
+        const body = await usageFrom(gateway)
+        expect(body.usage).toMatchObject({ requests: 4, cache_hits: 3 })
+        // Tokens are the original call's, counted once: hits charge no budget.
+        expect(body.usage.total_tokens).toBe(usage.total_tokens)
+        expect(body.spend.total_usd).toBeCloseTo(cost, 12)
+        expect(body.spend.saved_usd).toBeCloseTo(3 * cost, 12)
+      }
+      expect(logged).toEqual([])
+    } finally {
+      await deletePrefix(redis, prefix)
+      await redis.quit()
     }
   })
 })

@@ -30,7 +30,7 @@ const config = {
 describe('model-gateway migrate', { timeout: 60_000 }, () => {
   it('applies the schema once; a second run reports it up to date', async () => {
     expect(await runCliJson(['migrate', ...db])).toEqual({
-      version: 7,
+      version: 8,
       applied: [
         { version: 1, name: 'api keys, usage ledger and daily rollup' },
         { version: 2, name: 'upstream attempts of a request that made more than one' },
@@ -45,11 +45,12 @@ describe('model-gateway migrate', { timeout: 60_000 }, () => {
           version: 7,
           name: 'ledger indexes for the budgets of teams, the organisation and end users',
         },
+        { version: 8, name: 'the daily rollup per routing group' },
       ],
     })
-    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 7, applied: [] })
+    expect(await runCliJson(['migrate', ...db])).toEqual({ version: 8, applied: [] })
     const text = await runCli(['migrate', ...db])
-    expect(text.stdout).toBe('The schema is up to date (version 7).\n')
+    expect(text.stdout).toBe('The schema is up to date (version 8).\n')
   })
 })
 

@@ -39,7 +39,7 @@ describe('the CLI with state.postgres', { timeout: 60_000 }, () => {
     )
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(
-      /schema version 0; this version needs 7\. Run `model-gateway migrate`/,
+      /schema version 0; this version needs 8\. Run `model-gateway migrate`/,
     )
 
     const gateway = await serveCli(

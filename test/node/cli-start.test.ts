@@ -92,7 +92,7 @@ describe('what the CLI prints when it starts', { timeout: 60_000 }, () => {
     )
     expect(text).toContain("  keys: 1 in the config (ops sk-…WXYZ), and the database's\n")
     expect(text).toContain(
-      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 7; prefix startcheck\n`,
+      `  state: Redis redis://:****@127.0.0.1:${redisPort} NOT ANSWERING; PostgreSQL ${database.url.replace('@', ':****@')} at schema version 8; prefix startcheck\n`,
     )
     // On stderr, which may reach the test after the address line on stdout.
     await vi.waitFor(() =>

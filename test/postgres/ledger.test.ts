@@ -26,7 +26,8 @@ function record(index: number, overrides: Partial<UsageRecord> = {}): UsageRecor
   return {
     requestId: `req_${index}`,
     keyId: `key_${index % 3}`,
-    groupId: 'g',
+    // A second group, so that the per-group rollup has groups to tell apart.
+    groupId: index % 7 === 3 ? 'g2' : 'g',
     providerId: 'g#0',
     model: index % 2 === 0 ? 'fast' : 'slow',
     upstreamModel: 'upstream-model',
@@ -71,6 +72,17 @@ async function rollupMatchesLedger(schema: string) {
      FROM ${schema}.mg_usage_daily ORDER BY 1, 2, 3`,
   )
   expect(daily.rows).toEqual(ledger.rows)
+  // The per-group rollup: the same rows per group as well, MCP tool calls in none.
+  const ledgerGroups = await database.pool.query(
+    `SELECT group_id, key_id, (ended_at AT TIME ZONE 'UTC')::date::text AS day, model, ${sums}
+     FROM ${schema}.mg_usage_ledger WHERE kind IS NULL GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  )
+  const groupDaily = await database.pool.query(
+    `SELECT group_id, key_id, day::text AS day, model, requests::int, input_tokens::int AS input,
+       output_tokens::int AS output, cached_input_tokens::int AS cached, total_tokens::int AS total
+     FROM ${schema}.mg_usage_daily_group ORDER BY 1, 2, 3, 4`,
+  )
+  expect(groupDaily.rows).toEqual(ledgerGroups.rows)
   return daily.rows
 }
 
@@ -131,6 +143,21 @@ describe('Postgres usage ledger', () => {
         input_tokens: null,
         total_tokens: null,
       }),
+    ])
+
+    // An MCP tool call counts for its key, in no routing group.
+    const tools = createPostgresLedger({ client: database.pool, schema })
+    tools.record(record(300, { kind: 'tool', groupId: 'mcp', usage: undefined }))
+    await tools.close()
+    const withTool = await rollupMatchesLedger(schema)
+    expect(withTool.reduce((sum, row) => sum + row.requests, 0)).toBe(301)
+    const groups = await database.pool.query(
+      `SELECT group_id, sum(requests)::int AS requests FROM ${schema}.mg_usage_daily_group
+       GROUP BY 1 ORDER BY 1`,
+    )
+    expect(groups.rows).toEqual([
+      { group_id: 'g', requests: 257 },
+      { group_id: 'g2', requests: 43 },
     ])
   })
 

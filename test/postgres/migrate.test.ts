@@ -7,6 +7,7 @@ import {
   keyUsage,
   latestSchemaVersion,
   migrate,
+  organisationUsage,
   schemaVersion,
 } from '../../src/postgres/index'
 import { migrations } from '../../src/postgres/schema-sql'
@@ -23,9 +24,15 @@ beforeAll(async () => {
 })
 afterAll(() => database.drop())
 
+/** SQL that takes a schema back to what version 7 made. */
+function undoVersion8(schema: string): string {
+  return `DROP TABLE ${schema}.mg_usage_daily_group;`
+}
+
 /** SQL that takes a schema back to what version 6 made. */
 function undoVersion7(schema: string): string {
-  return `DROP INDEX ${schema}.mg_usage_ledger_team_ended, ${schema}.mg_usage_ledger_end_user_ended,
+  return `${undoVersion8(schema)}
+    DROP INDEX ${schema}.mg_usage_ledger_team_ended, ${schema}.mg_usage_ledger_end_user_ended,
     ${schema}.mg_usage_ledger_ended;`
 }
 
@@ -87,6 +94,7 @@ describe('migrate', () => {
       'mg_migrations',
       'mg_teams',
       'mg_usage_daily',
+      'mg_usage_daily_group',
       'mg_usage_daily_team',
       'mg_usage_ledger',
       'mg_usage_ledger_default',
@@ -157,6 +165,7 @@ describe('migrate', () => {
         version: 7,
         name: 'ledger indexes for the budgets of teams, the organisation and end users',
       },
+      { version: 8, name: 'the daily rollup per routing group' },
     ])
     await assertMigrated(options)
     // The old rows are all there, unpriced (null), never free (0).
@@ -246,6 +255,51 @@ describe('migrate', () => {
     expect(stored.rows).toEqual([{ model: 'gpt-4o', input: 2.5 }])
   })
 
+  it('upgrades a version 7 database: the per-group rollup starts empty and counts what comes after', async () => {
+    const options = { client: database.pool, schema: 'groups' }
+    await migrate(options)
+    // Back to version 7, with a request a version 7 gateway wrote (ledger row and rollup).
+    await database.pool.query(`${undoVersion8('groups')}
+      DELETE FROM groups.mg_migrations WHERE version > 7;
+      INSERT INTO groups.mg_usage_ledger (request_id, started_at, key_id, group_id, provider_id,
+        model, upstream_model, route, stream, outcome, status, total_tokens, cost_nano,
+        duration_ms, ended_at)
+      VALUES ('req_before', now() - interval '1 minute', 'k', 'faq', 'faq#0', 'm', 'm',
+        'chat.completions', false, 'ok', 200, 10, 500, 5, now() - interval '1 minute');
+      INSERT INTO groups.mg_usage_daily (key_id, day, model, requests, error_requests,
+        aborted_requests, input_tokens, output_tokens, cached_input_tokens, total_tokens, cost_nano)
+      VALUES ('k', (now() AT TIME ZONE 'UTC')::date, 'm', 1, 0, 0, 0, 0, 0, 10, 500);`)
+    expect(await schemaVersion(options)).toBe(7)
+    await expect(assertMigrated(options)).rejects.toThrow(/version 7; this version needs 8/)
+
+    const upgraded = await migrate(options)
+    expect(upgraded.applied).toEqual([{ version: 8, name: 'the daily rollup per routing group' }])
+    const writer = createPostgresLedger({ ...options, flushIntervalMs: 60_000 })
+    writer.record({
+      requestId: 'req_after',
+      keyId: 'k',
+      groupId: 'faq',
+      providerId: 'faq#0',
+      model: 'm',
+      upstreamModel: 'm',
+      route: 'chat.completions',
+      stream: false,
+      usage: undefined,
+      outcome: 'ok',
+      status: 200,
+      startedAt: Date.now() - 1000,
+      durationMs: 5,
+    })
+    await writer.close()
+    const report = await organisationUsage(options)
+    expect(report.totals).toMatchObject({ requests: 2, costNanoUsd: 500 })
+    // The request before the upgrade is in no group's row: the rollup is not filled from the
+    // ledger.
+    expect(report.groups).toEqual([
+      expect.objectContaining({ groupId: 'faq', requests: 1, costNanoUsd: 0 }),
+    ])
+  })
+
   it('moves rows the default partition took into their month when it creates the partition, logging nothing', async () => {
     const options = { client: database.pool, schema: 'parted' }
     await migrate(options)
@@ -330,8 +384,8 @@ describe('migrate', () => {
     await migrate({ client: database.pool, schema: 'shared', prefix: 'alpha' })
     await migrate({ client: database.pool, schema: 'shared', prefix: 'beta' })
     const names = await tables('shared')
-    expect(names.filter((name) => name.startsWith('alpha_'))).toHaveLength(7)
-    expect(names.filter((name) => name.startsWith('beta_'))).toHaveLength(7)
+    expect(names.filter((name) => name.startsWith('alpha_'))).toHaveLength(8)
+    expect(names.filter((name) => name.startsWith('beta_'))).toHaveLength(8)
   })
 
   it('refuses a schema or prefix that is not a plain identifier', async () => {

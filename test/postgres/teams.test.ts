@@ -233,6 +233,13 @@ describe('teams in Postgres', () => {
     // One key's share names only that key's team.
     const oneKey = await organisationUsage(options, { keyId: 'ka2' })
     expect(oneKey.teams.map((row) => [row.team, row.costNanoUsd])).toEqual([['alpha', 500]])
+    // Per routing group, from its own rollup: all five in group g; one key's share is its own.
+    expect(org.groups!.map((row) => [row.groupId, row.requests, row.costNanoUsd])).toEqual([
+      ['g', 5, 11_500],
+    ])
+    expect(oneKey.groups!.map((row) => [row.groupId, row.requests, row.costNanoUsd])).toEqual([
+      ['g', 1, 500],
+    ])
 
     const alpha = await teamUsage(options, 'alpha')
     expect(alpha.totals).toMatchObject({ requests: 3, totalTokens: 300, costNanoUsd: 4500 })
@@ -251,6 +258,8 @@ describe('teams in Postgres', () => {
     const alphaReport = await reports.usageReport({ since: today, until: today, team: 'alpha' })
     expect(alphaReport.totals).toMatchObject({ requests: 3, costNanoUsd: 4500 })
     expect(alphaReport.keys.map((row) => row.keyId)).toEqual(['ka1', 'ka2'])
+    // The per-team rollup has no group: a team's report says nothing per group.
+    expect(alphaReport.groups).toBeUndefined()
     const userReport = await reports.usageReport({
       since: today,
       until: today,
@@ -259,6 +268,9 @@ describe('teams in Postgres', () => {
     })
     expect(userReport.totals).toMatchObject({ requests: 1, costNanoUsd: 1000, totalTokens: 100 })
     expect(userReport.days.map((row) => row.day)).toEqual([today])
+    expect(userReport.groups!.map((row) => [row.groupId, row.requests, row.costNanoUsd])).toEqual([
+      ['g', 1, 1000],
+    ])
 
     const users = await endUserUsage(options, 'ka1')
     expect(users.endUsers.map((row) => [row.endUser, row.requests, row.costNanoUsd])).toEqual([

@@ -70,6 +70,10 @@ describe('memory usage ledger', () => {
         outputTokens: 15,
         cachedInputTokens: 2,
         totalTokens: 30,
+        costNanoUsd: 0,
+        unpricedRequests: 0,
+        cacheHits: 0,
+        savedCostNanoUsd: 0,
       },
       {
         date: '2026-11-21',
@@ -78,6 +82,10 @@ describe('memory usage ledger', () => {
         outputTokens: 3,
         cachedInputTokens: 1,
         totalTokens: 6,
+        costNanoUsd: 0,
+        unpricedRequests: 0,
+        cacheHits: 0,
+        savedCostNanoUsd: 0,
       },
     ])
     expect([...(await ledger.lastUsed(['a', 'b', 'c']))]).toEqual([
@@ -118,6 +126,56 @@ describe('memory usage ledger', () => {
       ['priced', 1800, 0],
       ['unpriced', 0, 1],
     ])
+  })
+
+  it('reports per routing group, with cache hits and what they saved; tool calls are in no group', async () => {
+    const ledger = createMemoryUsageLedger({ now: () => day })
+    const price = {
+      model: 'm',
+      input: 1,
+      output: 1,
+      cachedInput: 1,
+      cacheWrite: 1,
+      cacheWrite1h: 1,
+      multiplier: 1,
+      source: 'test',
+    }
+    const call = (keyId: string, groupId: string, nanoUsd: number, team?: string): UsageRecord => ({
+      ...record(keyId, 'm', day, 10),
+      groupId,
+      ...(team === undefined ? {} : { team }),
+      cost: { nanoUsd, listNanoUsd: nanoUsd, price },
+    })
+    ledger.record(call('a', 'faq', 700, 'data'))
+    // A hit of that answer: free, and it saved the first call's cost.
+    ledger.record({
+      ...call('a', 'faq', 0, 'data'),
+      cached: true,
+      savedCost: { nanoUsd: 700, listNanoUsd: 700, price },
+    })
+    ledger.record(call('b', 'faq', 300))
+    ledger.record(call('b', 'chat', 2000))
+    ledger.record({ ...call('b', 'mcp', 0), kind: 'tool', usage: undefined })
+    const report = await ledger.usageReport({ since: '2026-11-20', until: '2026-11-20' })
+    expect(
+      report.groups!.map((row) => [row.groupId, row.requests, row.costNanoUsd, row.cacheHits]),
+    ).toEqual([
+      ['chat', 1, 2000, 0],
+      ['faq', 3, 1000, 1],
+    ])
+    expect(report.groups![1]).toMatchObject({ savedCostNanoUsd: 700 })
+    // The tool call is in the totals, not in a group.
+    expect(report.totals).toMatchObject({ requests: 5, cacheHits: 1, savedCostNanoUsd: 700 })
+    const ofKey = await ledger.usageReport({ since: '2026-11-20', until: '2026-11-20', keyId: 'a' })
+    expect(ofKey.groups).toEqual([
+      expect.objectContaining({ groupId: 'faq', requests: 2, cacheHits: 1, savedCostNanoUsd: 700 }),
+    ])
+    const ofTeam = await ledger.usageReport({
+      since: '2026-11-20',
+      until: '2026-11-20',
+      team: 'data',
+    })
+    expect(ofTeam.groups!.map((row) => [row.groupId, row.requests])).toEqual([['faq', 2]])
   })
 
   it('keeps retentionDays of history and drops older days', async () => {

@@ -478,6 +478,60 @@ export function describeMeterContract(name: string, factory: MeterFactory): void
     )
 
     it(
+      'settles and releases a reservation of nothing (a cache hit, a tool call), freeing its slot',
+      withMeter(async ({ meter }) => {
+        const limits = { concurrency: 1 }
+        const nothing = { inputTokens: 0, outputTokens: 0 }
+        for (let round = 0; round < 3; round += 1) {
+          const held = granted([await reserveFor(meter, 'zero', limits, nothing)])[0]
+          expect(held).toBeDefined()
+          expect((await reserveFor(meter, 'zero', limits, nothing)).granted).toBe(false)
+          if (round === 1) await meter.release(held!)
+          else await meter.settle(held!, recordOf(held!, undefined))
+        }
+        expect(await meter.summary('zero')).toMatchObject({ requests: 2, reservedTokens: 0 })
+      }),
+    )
+
+    it(
+      'counts response-cache hits and what they saved, once per settle, priced or not',
+      withMeter(async ({ meter }) => {
+        const limits = { requestsPerMinute: 10 }
+        const first = granted([await reserveFor(meter, 'hits', limits)])[0]!
+        await meter.settle(first, pricedRecord(first, 5000))
+        // A hit is admitted with nothing reserved and settled with no usage and no charge.
+        const nothing = { inputTokens: 0, outputTokens: 0 }
+        const hit = granted([await reserveFor(meter, 'hits', limits, nothing)])[0]!
+        const hitRecord: UsageRecord = {
+          ...pricedRecord(hit, 0),
+          usage: undefined,
+          cached: true,
+          savedCost: pricedRecord(hit, 5000).cost,
+        }
+        await meter.settle(hit, hitRecord)
+        await meter.settle(hit, hitRecord)
+        // A hit of an unpriced call: unpriced, and nothing known saved.
+        const unpriced = granted([await reserveFor(meter, 'hits', limits, nothing)])[0]!
+        await meter.settle(unpriced, {
+          ...pricedRecord(unpriced, null),
+          usage: undefined,
+          cached: true,
+          savedCost: null,
+        })
+        const summary = await meter.summary('hits')
+        expect(summary).toMatchObject({
+          requests: 3,
+          totalTokens: 10,
+          costNanoUsd: 5000,
+          unpricedRequests: 1,
+          cacheHits: 2,
+          savedCostNanoUsd: 5000,
+        })
+        expect(await meter.summary('no-hits')).toMatchObject({ cacheHits: 0, savedCostNanoUsd: 0 })
+      }),
+    )
+
+    it(
       'keeps a reservation alive past its lease while it is extended',
       withMeter(async ({ meter, elapse, leaseMs }) => {
         const limits = { concurrency: 1 }

@@ -8,15 +8,17 @@ import { spendTable, spendText } from './cli-keys-format'
 /** Usage of `model-gateway usage`. */
 export const orgUsageUsage = `Usage: model-gateway usage [options]
 
-Spend and usage across every key, per UTC day and per model (and per key and team), from the ledger's
-daily rollup.
+Spend and usage across every key, per UTC day and per model (and per key, routing group and team,
+with response-cache hits and what they saved), from the ledger's daily rollups.
+
+Per group counts from schema version 8 on (the group that answered; MCP tool calls are in none).
 
   --since YYYY-MM-DD     first day (default: 29 days before --until)
   --until YYYY-MM-DD     last day (default: today, UTC)
 
 ${databaseUsage}`
 
-/** `model-gateway usage`: the organisation's spend per day, per model and per key. */
+/** `model-gateway usage`: the organisation's spend per day, per model, per key, group and team. */
 export async function runOrgUsage(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -68,6 +70,16 @@ export function orgUsageText(report: OrganisationUsageReport): string {
       'KEY',
       report.keys.map((row) => [row.keyId, row]),
     ),
+    ...(report.groups === undefined || report.groups.length === 0
+      ? []
+      : [
+          '',
+          'Spend per group:',
+          spendTable(
+            'GROUP',
+            report.groups.map((row) => [row.groupId, row]),
+          ),
+        ]),
     ...(report.teams.length === 0
       ? []
       : [

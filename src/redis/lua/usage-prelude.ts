@@ -14,7 +14,8 @@
  *   4–6      HASH token buckets {l = level in unit·ms, t = ms}: requests, input, output per minute
  *   7–9      HASH token budgets {p = period id, s = spent, h = held}: day, month, lifetime
  *   10 totals HASH requests, input, output, cached, total, cost (nano-USD charged), unpriced
- *            (requests on unpriced models); reserved = estimates in flight
+ *            (requests on unpriced models), hits (response-cache hits) and saved (what they
+ *            saved, nano-USD); reserved = estimates in flight
  *   11–13    HASH money budgets {p, s, h} in nano-USD: day, month, lifetime
  *
  * ARGV (every script): 1 reseed ("1": a missing budget is seeded from durable storage, never
@@ -65,7 +66,13 @@ end
 -- A subject's key by its index in the table above.
 local function K(sub, i) return KEYS[sub.k + i] end
 
-local function S(x) return string.format('%.0f', x) end
+-- '%.0f' writes a negative zero (a hold of 0 taken back: a cache hit reserves nothing) as '-0',
+-- which HINCRBY refuses as not an integer.
+local function S(x)
+  local text = string.format('%.0f', x)
+  if text == '-0' then return '0' end
+  return text
+end
 
 -- Days since 1970-01-01 <-> civil date (H. Hinnant's algorithms), for UTC months.
 local function civil(days)

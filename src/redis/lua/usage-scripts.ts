@@ -111,9 +111,11 @@ return out
 
 /**
  * Settle (own arguments: 1 usage "1"/"0", 2 input, 3 output, 4 cached, 5 total, 6 cost in
- * nano-USD charged, 7 priced "1"/"0"): once per id and subject. For each subject, drops the holds
- * of a live reservation, corrects the token windows by actual − estimate, adds the total to every
- * token budget, the cost to every money budget, and both to the subject's totals. A reservation
+ * nano-USD charged, 7 priced "1"/"0", 8 a response-cache hit "1"/"0", 9 what the hit saved in
+ * nano-USD): once per id and subject. For each subject, drops the holds of a live reservation,
+ * corrects the token windows by actual − estimate, adds the total to every token budget, the cost
+ * to every money budget, and both (and a hit with its saving) to the subject's totals. Arguments 8
+ * and 9 came later: a settle of an older instance leaves them out, and counts no hit. A reservation
  * whose lease expired is counted the same way (its holds were already dropped). A budget missing
  * while reseeding is on is left alone: the durable ledger holds this request, and the seed will
  * count it. Reply `{1, now, subject, kind, spent, …}` with the money budget kinds (4–6) whose
@@ -127,6 +129,8 @@ local used = { 0, tonumber(ARGV[own + 2]), tonumber(ARGV[own + 3]) }
 local total_used = tonumber(ARGV[own + 5])
 local cost = math.max(0, tonumber(ARGV[own + 6]))
 local priced = ARGV[own + 7] == '1'
+local hit = ARGV[own + 8] == '1'
+local saved = hit and math.max(0, tonumber(ARGV[own + 9]) or 0) or 0
 prune_all()
 local crossed = {}
 local counted = false
@@ -148,6 +152,10 @@ for s = 1, n do
       if cost > 0 then redis.call('HINCRBY', K(sub, 10), 'cost', S(cost)) end
     else
       redis.call('HINCRBY', K(sub, 10), 'unpriced', 1)
+    end
+    if hit then
+      redis.call('HINCRBY', K(sub, 10), 'hits', 1)
+      if saved > 0 then redis.call('HINCRBY', K(sub, 10), 'saved', S(saved)) end
     end
     local budgets
     if cost > 0 then
@@ -251,7 +259,7 @@ return extended
 
 /**
  * Status: `{1, now, then per subject: status… (19), requests, input, output, cached, total,
- * reserved, cost, unpriced}` for `GET /v1/usage`, or `{2, now, subject, kind…}` when budgets must
+ * reserved, cost, unpriced, hits, saved}` for `GET /v1/usage`, or `{2, now, subject, kind…}` when budgets must
  * be seeded first. Changes nothing but expired leases.
  */
 const statusBody = `
@@ -264,8 +272,8 @@ for s = 1, n do
   local sub = subjects[s]
   status(out, sub, all[s])
   local t = redis.call('HMGET', K(sub, 10), 'requests', 'input', 'output', 'cached', 'total',
-    'reserved', 'cost', 'unpriced')
-  for i = 1, 8 do out[#out + 1] = math.max(0, tonumber(t[i]) or 0) end
+    'reserved', 'cost', 'unpriced', 'hits', 'saved')
+  for i = 1, 10 do out[#out + 1] = math.max(0, tonumber(t[i]) or 0) end
 end
 return out
 `

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
 import type { PageProps } from '../page-props'
 import { Loading } from '../components'
-import { count } from '../format'
+import { count, dollars } from '../format'
 import type {
   Catalogue,
   CatalogueCache,
@@ -134,16 +134,26 @@ export function ModelsPage(_props: PageProps) {
   )}`
 }
 
+/** A count and its noun: `1 hit`, `2 misses`. */
+function plural(value: number, noun: string): string {
+  return `${count(value)} ${noun}${value === 1 ? '' : noun.endsWith('s') ? 'es' : 's'}`
+}
+
 /** Whether a group caches, and its hit rate and savings on this instance. */
 function CacheLine(props: { cache: CatalogueCache | null }) {
   const cache = props.cache
   if (cache === null) return html`<p class="muted" data-cache="off">Response cache: off</p>`
   const rate =
     cache.hitRate === null ? 'no lookups yet' : `hit rate ${(cache.hitRate * 100).toFixed(0)} %`
+  const counts = [
+    plural(cache.hits, 'hit'),
+    plural(cache.misses, 'miss'),
+    `${count(cache.bypasses)} bypassed`,
+  ].join(', ')
+  const tools = cache.toolCalls ? ', tool calls' : ''
+  // One string: htm drops the whitespace of a line break between text and a value.
+  const text = `Response cache: ${cache.ttlSeconds} s, ${cache.scope} scope${tools} — ${rate} (${counts}), saved ${dollars(cache.savedUsd)} `
   return html`<p data-cache="on">
-    Response cache: ${cache.ttlSeconds} s, ${cache.scope}
-    scope${cache.toolCalls ? ', tool calls' : ''} — ${rate} (${cache.hits} hits, ${cache.misses}
-    misses, ${cache.bypasses} bypassed), saved $${cache.savedUsd.toFixed(4)}
-    <small class="muted">(this instance, since it started)</small>
+    ${text}<small class="muted">(this instance, since it started)</small>
   </p>`
 }

@@ -45,6 +45,8 @@ type UsageAnswer =
         days: Array<{ day: string } & Totals>
         models: Array<{ model: string } & Totals>
         keys: Array<{ keyId: string } & Totals>
+        /** Per routing group; absent where the ledger cannot tell. */
+        groups?: Array<{ groupId: string } & Totals>
         totals: Totals
       }
     }
@@ -117,9 +119,21 @@ function unpricedNote(totals: Totals): string {
   return 'No spend to chart: the requests in this span cost nothing.'
 }
 
+/** The span's response-cache hits and what they saved, or `null` when there were none. */
+function CacheFigure(props: { totals: Totals }) {
+  const hits = props.totals.cacheHits ?? 0
+  if (hits === 0) return null
+  return html`<div>
+    <dt>Cache hits</dt>
+    <dd data-testid="total-cache-hits">
+      ${count(hits)}, saved ${usd(props.totals.savedCostNanoUsd ?? 0)}
+    </dd>
+  </div>`
+}
+
 /**
- * Usage: tokens and spend per day (charts), per model and per key, over a span of at most 92
- * days: one request per view.
+ * Usage: tokens and spend per day (charts), per model, per key and per routing group (with
+ * response-cache hits and what they saved), over a span of at most 92 days: one request per view.
  */
 export function UsagePage(props: PageProps) {
   const today = isoDay(Date.now())
@@ -240,6 +254,7 @@ export function UsagePage(props: PageProps) {
                     <dt>Spend</dt>
                     <dd data-testid="total-spend">${spendText(data.report.totals)}</dd>
                   </div>
+                  <${CacheFigure} totals=${data.report.totals} />
                 </dl>
                 <${BarChart}
                   title=${`Tokens per day, ${data.report.since} to ${data.report.until}`}
@@ -282,6 +297,15 @@ export function UsagePage(props: PageProps) {
                         rows=${data.report.keys.map((row) => ({ ...row, label: names.get(row.keyId) ?? row.keyId }))}
                       />`
                     : null
+                }
+                ${
+                  data.report.groups === undefined || data.report.groups.length === 0
+                    ? null
+                    : html`<${TotalsTable}
+                        caption="Per group"
+                        head="Group"
+                        rows=${data.report.groups.map((row) => ({ ...row, label: row.groupId }))}
+                      />`
                 }`
     }`
 }
