@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { GoogleGenAI, type Content } from '@google/genai'
+import { ApiError, GoogleGenAI, type Content } from '@google/genai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
@@ -571,11 +571,10 @@ for (const [title, wire] of Object.entries(wires)) {
             text += chunk.text ?? ''
         })().catch((caught: unknown) => caught)
         expect(text).toBe('Partial')
-        // Google's shape: the error object, then the connection ends abnormally. The SDK throws
-        // the error when the object arrives in a read of its own, else "terminated": an error
-        // either way, never a normal end.
-        expect(error).toBeInstanceOf(Error)
-        expect(String(error)).toMatch(/Too many tokens|terminated/)
+        // The error object, in whichever network read it arrives, is the SDK's ApiError.
+        expect(error).toBeInstanceOf(ApiError)
+        expect(error).toMatchObject({ status: 429 })
+        expect((error as Error).message).toMatch(/RESOURCE_EXHAUSTED.*Too many tokens/)
       })
     })
   })

@@ -102,20 +102,20 @@ export function renderGeminiError(error: GatewayError): Response {
 }
 
 /**
- * Google's mid-stream error: the bare JSON body, with no `data:` prefix and no trailing blank
- * line. `@google/genai` `JSON.parse`s every network read whole and throws
- * `ApiError` (`got status: <STATUS>. {…}`) when one read is exactly such an object with a code of
- * 400–599, so the frame must be the JSON text alone and must be written on its own. It is one line,
- * so line-based readers (python-genai) parse it too. No blank line follows: should a network read
- * join it to the frame before, the SDK finds no event in it and, at the end of the body, throws
- * "Incomplete JSON segment at the end" — still an error — whereas a trailing `\n\n` would make it
- * a non-`data:` event that the SDK skips in silence, so the stream would look complete. Nothing may
- * be written after it.
+ * A mid-stream error for a Gemini client: Google's error body as an SSE event,
+ * `data: {"error":{…}}\n\n`. `@google/genai` checks every `data:` event it parses for an error
+ * object with a code of 400–599 and throws `ApiError` (`got status: <STATUS>. {…}`, `status` the
+ * code) on it, however the network splits or joins the bytes. Google itself writes the bare JSON
+ * object with no `data:`, which the SDK only recognises when one network read is that object
+ * alone: joined to the text before it (an upstream that fails right after its last words, in the
+ * same read), the object sits in the SDK's buffer unparsed and the client gets the connection's
+ * end ("terminated") instead of the error. Nothing may be written after it.
  *
+ * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  * @see https://github.com/googleapis/js-genai/issues/461
  */
 export function geminiStreamErrorFrame(error: GatewayError): string {
-  return JSON.stringify(geminiErrorBody(error))
+  return `data: ${JSON.stringify(geminiErrorBody(error))}\n\n`
 }
 
 /**

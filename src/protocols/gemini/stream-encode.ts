@@ -66,9 +66,9 @@ type PendingCall = { id: string; name: string; signature: string | undefined; ar
  * - `finish` writes the last event: `finishReason` and `usageMetadata`, with parts
  *   `[{text: ""}]` as Gemini's own last event has, because the SDK's chat history rejects an
  *   event with no parts. A refusal explanation has no Gemini field.
- * - `error` writes Google's bare JSON error, with no `data:` (see
- *   `geminiStreamErrorFrame`); `end()` without `finish` or `error` writes one too, since the
- *   answer is incomplete. Nothing follows either.
+ * - `error` writes Google's error object as a `data:` event (see `geminiStreamErrorFrame`);
+ *   `end()` without `finish` or `error` writes one too, since the answer is incomplete. Nothing
+ *   follows either.
  *
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures

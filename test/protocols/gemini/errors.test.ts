@@ -76,9 +76,9 @@ describe('Gemini error bodies (checklist §5.1, §5.3)', () => {
     await expect(call).rejects.toMatchObject({ status: 503 })
   })
 
-  it('ERR-S-G: the stream error frame is the body’s JSON text and nothing else', () => {
+  it('ERR-S-G: the stream error frame is the body as one `data:` event', () => {
     expect(geminiStreamErrorFrame(new GatewayError('internal', 'Boom.'))).toBe(
-      '{"error":{"code":500,"message":"Boom.","status":"INTERNAL"}}',
+      'data: {"error":{"code":500,"message":"Boom.","status":"INTERNAL"}}\n\n',
     )
   })
 
