@@ -6,7 +6,7 @@ import { admit } from '../relay/admit'
 import { requestSubjects } from '../relay/request-subjects'
 import type { Reservation } from '../usage/usage-meter'
 import { createPushStream, sseEvent } from './answer-stream'
-import { recordToolCall, type ToolCallFacts } from './call-records'
+import { recordToolCall, toolErrorCode, type ToolCallFacts } from './call-records'
 import { errorResponse, McpRpcError, rpcCodes, type JsonRpcId, type RpcError } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
 import type { McpSession } from './session-store'
@@ -98,7 +98,8 @@ export async function forward(
       ? undefined
       : scope.trace?.startTool?.({ ...tool, callId: String(request.id) })
   let finished = false
-  const finish = (outcome: 'ok' | 'error' | 'aborted', error?: RpcError) => {
+  /** Ends the call once: `error` is the JSON-RPC error the client got (`error`, `aborted`). */
+  const finish = (outcome: 'ok' | 'tool_error' | 'error' | 'aborted', error?: RpcError) => {
     if (finished) return
     finished = true
     clearTimeout(timer)
@@ -106,13 +107,27 @@ export async function forward(
     scope.request.signal.removeEventListener('abort', onClientGone)
     if (tool !== undefined && reservation !== undefined) {
       releaseInFlight(gateway, keyId)
-      span?.end({ ...(error === undefined ? {} : { error: String(error.code) }) })
-      recordToolCall(runtime, scope, tool, reservation, {
-        outcome,
-        ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
-      })
+      const failure = error ?? {
+        code: rpcCodes.internalError,
+        message: 'The call failed.',
+      }
+      span?.end(
+        outcome === 'ok'
+          ? {}
+          : { error: outcome === 'tool_error' ? toolErrorCode : String(failure.code) },
+      )
+      recordToolCall(
+        runtime,
+        scope,
+        tool,
+        reservation,
+        outcome === 'ok' || outcome === 'tool_error'
+          ? { outcome }
+          : { outcome, error: { code: failure.code, message: failure.message } },
+      )
     }
-    scope.complete(200, outcome)
+    // The client's HTTP status: 200 whatever the call's fate (JSON-RPC carries it in the body).
+    scope.complete(200, outcome === 'tool_error' ? 'error' : outcome)
   }
 
   /** Relays the server's messages; resolves with the response, or an error. */
@@ -165,10 +180,10 @@ export async function forward(
 
   const settle = (response: Record<string, unknown>) => {
     const error = response['error'] as RpcError | undefined
-    const isError =
-      error !== undefined ||
-      (isJsonObject(response['result']) && response['result']['isError'] === true)
-    finish(isError ? 'error' : 'ok', error)
+    if (error !== undefined) finish('error', error)
+    else if (isJsonObject(response['result']) && response['result']['isError'] === true) {
+      finish('tool_error')
+    } else finish('ok')
   }
   const failure = (thrown: unknown): { response?: Record<string, unknown>; error: RpcError } => {
     const reason = controller.signal.aborted ? controller.signal.reason : thrown
