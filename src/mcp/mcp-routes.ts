@@ -67,7 +67,7 @@ export function mcpRoutes(gateway: McpGateway): RouteDefinition[] {
       handler: async (_runtime, scope) => {
         checkOrigin(scope)
         const session = await findSession(gateway, scope, scope.pathId)
-        await gateway.sessions.delete(session.id)
+        await gateway.sessions.delete(session.id, session.keyId)
         scope.waitUntil(gateway.upstreams.close(session, gateway.endpoints))
         return { status: 204, headers: new Map(), body: null }
       },
