@@ -11,7 +11,8 @@ export type ToolCallFacts = {
   callId: string
 }
 
-const zeroUsage = {
+/** The usage of a request of the MCP gateway: no tokens. */
+export const zeroUsage = {
   inputTokens: 0,
   outputTokens: 0,
   cachedInputTokens: 0,

@@ -2,13 +2,12 @@ import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import { isJsonObject, parseJson, stringOf } from '../internal/json'
-import { admit } from '../relay/admit'
-import { requestSubjects } from '../relay/request-subjects'
 import type { Reservation } from '../usage/usage-meter'
 import { createPushStream, sseEvent } from './answer-stream'
 import { recordToolCall, toolErrorCode, type ToolCallFacts } from './call-records'
 import { errorResponse, McpRpcError, rpcCodes, type JsonRpcId, type RpcError } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
+import { admitMcpRequest } from './request-admission'
 import type { McpSession } from './session-store'
 import type { UpstreamEndpoint } from './upstream-http'
 
@@ -62,13 +61,7 @@ export async function forward(
     // Counted before the admission's await, so calls that overlap it see each other.
     gateway.inFlight.set(keyId, held + 1)
     try {
-      const subjects = requestSubjects(runtime, scope, scope.key)
-      const admission = await admit(runtime, scope, scope.key, {
-        estimatedTokens: 0,
-        estimate: { inputTokens: 0, outputTokens: 0 },
-        ...(subjects === undefined ? {} : { subjects }),
-      })
-      reservation = admission.reservation
+      reservation = await admitMcpRequest(runtime, scope)
     } catch (error) {
       releaseInFlight(gateway, keyId)
       const message = error instanceof GatewayError ? error.message : 'The call was refused.'
