@@ -4,10 +4,16 @@ import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import { isJsonObject, parseJson, stringOf } from '../internal/json'
 import type { Reservation } from '../usage/usage-meter'
 import { createPushStream, sseEvent } from './answer-stream'
-import { recordToolCall, toolErrorCode, type ToolCallFacts } from './call-records'
+import {
+  recordToolCall,
+  toolCallStatus,
+  toolErrorCode,
+  type ToolCallEnd,
+  type ToolCallFacts,
+} from './call-records'
 import { errorResponse, McpRpcError, rpcCodes, type JsonRpcId, type RpcError } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
-import { admitMcpRequest } from './request-admission'
+import { admitMcpRequest, settleMcpRequest } from './request-admission'
 import type { McpSession } from './session-store'
 import type { UpstreamEndpoint } from './upstream-http'
 
@@ -26,10 +32,11 @@ export type Forwarded = {
 /**
  * Forwards one request to its server and relays what comes back: as SSE when the client accepts
  * it (the server's progress and logging notifications and its sampling and elicitation requests,
- * their ids prefixed with the server, then the response), else the response alone as JSON. A tool
- * call is admitted first — the key's requests per minute and concurrency, and the calls in flight
- * per key on this instance — bounded by `mcp.callTimeoutMs`, and recorded once it ends. Every
- * failure is a JSON-RPC error answer.
+ * their ids prefixed with the server, then the response), else the response alone as JSON. Every
+ * request is admitted first against the key's requests per minute and concurrency (a refusal: 429);
+ * a tool call also against the calls in flight per key on this instance (a refusal of either: a
+ * JSON-RPC error), and is recorded once it ends. Bounded by `mcp.callTimeoutMs`; every failure of
+ * the call is a JSON-RPC error answer.
  */
 export async function forward(
   gateway: McpGateway,
@@ -71,6 +78,10 @@ export async function forward(
     scope.event.provider = tool.server
     scope.event.model = `${tool.server}__${tool.tool}`
     scope.event.upstreamModel = tool.tool
+  } else {
+    // A prompt or a resource: the key's requests per minute and concurrency too. A refusal is
+    // the meter's 429, as for the lists.
+    reservation = await admitMcpRequest(runtime, scope)
   }
   const controller = new AbortController()
   gateway.calls.set(callKey, controller)
@@ -98,25 +109,27 @@ export async function forward(
     clearTimeout(timer)
     gateway.calls.delete(callKey)
     scope.request.signal.removeEventListener('abort', onClientGone)
+    const failure = error ?? { code: rpcCodes.internalError, message: 'The call failed.' }
+    const end: ToolCallEnd =
+      outcome === 'ok' || outcome === 'tool_error'
+        ? { outcome }
+        : { outcome, error: { code: failure.code, message: failure.message } }
     if (tool !== undefined && reservation !== undefined) {
       releaseInFlight(gateway, keyId)
-      const failure = error ?? {
-        code: rpcCodes.internalError,
-        message: 'The call failed.',
-      }
       span?.end(
         outcome === 'ok'
           ? {}
           : { error: outcome === 'tool_error' ? toolErrorCode : String(failure.code) },
       )
-      recordToolCall(
+      recordToolCall(runtime, scope, tool, reservation, end)
+    } else if (reservation !== undefined) {
+      settleMcpRequest(
         runtime,
         scope,
-        tool,
         reservation,
-        outcome === 'ok' || outcome === 'tool_error'
-          ? { outcome }
-          : { outcome, error: { code: failure.code, message: failure.message } },
+        request.method,
+        request.endpoint.id,
+        toolCallStatus(end),
       )
     }
     // The client's HTTP status: 200 whatever the call's fate (JSON-RPC carries it in the body).

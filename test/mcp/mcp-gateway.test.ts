@@ -48,7 +48,7 @@ beforeAll(async () => {
         key: keys.listing,
         id: 'listing',
         mcp: { servers: ['*'] },
-        limits: { requestsPerMinute: 3 },
+        limits: { requestsPerMinute: 4 },
       },
     ],
     groups: [
@@ -187,11 +187,14 @@ describe('MCP gateway with the official SDK client', () => {
     await client.close()
   })
 
-  it('initialize and the lists count against requestsPerMinute: past it 429 with a JSON-RPC error', async () => {
+  it('initialize, the lists and prompts count against requestsPerMinute: past it 429 with a JSON-RPC error', async () => {
     const { client } = await connect(keys.listing)
     expect((await client.listTools()).tools.length).toBe(8)
     expect((await client.listPrompts()).prompts.length).toBeGreaterThan(0)
-    // initialize and two lists: the fourth request of the minute is refused, before any fan-out.
+    const prompt = await client.getPrompt({ name: 'alpha__greet', arguments: { who: 'x' } })
+    expect(prompt.messages.length).toBe(1)
+    // initialize, two lists and a prompt: the fifth request of the minute is refused, before any
+    // fan-out.
     const refused = await client.listTools().then(
       () => undefined,
       (error: Error & { code?: number }) => error,
