@@ -56,6 +56,10 @@ export const mcpFieldDocs: Readonly<Record<string, string | FieldDoc>> = {
     text: 'Tool calls in flight at once per key, on one instance; past it a JSON-RPC error.',
     default: 16,
   },
+  'mcp.maxSessionsPerKey': {
+    text: "Sessions one key may hold; past it, `initialize` ends the key's least recently used one (its client gets 404 and starts anew).",
+    default: 100,
+  },
   'mcp.sessionTtlSeconds': { text: 'A session idle this long is forgotten.', default: 3600 },
   mcpTransports: codeOnly(
     'McpTransportFactory',

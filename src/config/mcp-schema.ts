@@ -69,6 +69,7 @@ export function buildMcpSchema() {
     maxResponseBytes: z._default(positiveInt(), 4 * 1024 * 1024),
     callTimeoutMs: z._default(positiveInt(), 120_000),
     maxCallsInFlight: z._default(positiveInt(), 16),
+    maxSessionsPerKey: z._default(positiveInt(), 100),
     sessionTtlSeconds: z._default(positiveInt(), 3600),
   })
 }

@@ -2,13 +2,18 @@ import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { jsonAnswer, type GatewayAnswer } from '../http/gateway-answer'
 import { isJsonObject, parseJson, stringOf } from '../internal/json'
-import { admit } from '../relay/admit'
-import { requestSubjects } from '../relay/request-subjects'
 import type { Reservation } from '../usage/usage-meter'
 import { createPushStream, sseEvent } from './answer-stream'
-import { recordToolCall, type ToolCallFacts } from './call-records'
+import {
+  recordToolCall,
+  toolCallStatus,
+  toolErrorCode,
+  type ToolCallEnd,
+  type ToolCallFacts,
+} from './call-records'
 import { errorResponse, McpRpcError, rpcCodes, type JsonRpcId, type RpcError } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
+import { admitMcpRequest, settleMcpRequest } from './request-admission'
 import type { McpSession } from './session-store'
 import type { UpstreamEndpoint } from './upstream-http'
 
@@ -27,10 +32,11 @@ export type Forwarded = {
 /**
  * Forwards one request to its server and relays what comes back: as SSE when the client accepts
  * it (the server's progress and logging notifications and its sampling and elicitation requests,
- * their ids prefixed with the server, then the response), else the response alone as JSON. A tool
- * call is admitted first — the key's requests per minute and concurrency, and the calls in flight
- * per key on this instance — bounded by `mcp.callTimeoutMs`, and recorded once it ends. Every
- * failure is a JSON-RPC error answer.
+ * their ids prefixed with the server, then the response), else the response alone as JSON. Every
+ * request is admitted first against the key's requests per minute and concurrency (a refusal: 429);
+ * a tool call also against the calls in flight per key on this instance (a refusal of either: a
+ * JSON-RPC error), and is recorded once it ends. Bounded by `mcp.callTimeoutMs`; every failure of
+ * the call is a JSON-RPC error answer.
  */
 export async function forward(
   gateway: McpGateway,
@@ -62,13 +68,7 @@ export async function forward(
     // Counted before the admission's await, so calls that overlap it see each other.
     gateway.inFlight.set(keyId, held + 1)
     try {
-      const subjects = requestSubjects(runtime, scope, scope.key)
-      const admission = await admit(runtime, scope, scope.key, {
-        estimatedTokens: 0,
-        estimate: { inputTokens: 0, outputTokens: 0 },
-        ...(subjects === undefined ? {} : { subjects }),
-      })
-      reservation = admission.reservation
+      reservation = await admitMcpRequest(runtime, scope)
     } catch (error) {
       releaseInFlight(gateway, keyId)
       const message = error instanceof GatewayError ? error.message : 'The call was refused.'
@@ -78,6 +78,10 @@ export async function forward(
     scope.event.provider = tool.server
     scope.event.model = `${tool.server}__${tool.tool}`
     scope.event.upstreamModel = tool.tool
+  } else {
+    // A prompt or a resource: the key's requests per minute and concurrency too. A refusal is
+    // the meter's 429, as for the lists.
+    reservation = await admitMcpRequest(runtime, scope)
   }
   const controller = new AbortController()
   gateway.calls.set(callKey, controller)
@@ -98,21 +102,38 @@ export async function forward(
       ? undefined
       : scope.trace?.startTool?.({ ...tool, callId: String(request.id) })
   let finished = false
-  const finish = (outcome: 'ok' | 'error' | 'aborted', error?: RpcError) => {
+  /** Ends the call once: `error` is the JSON-RPC error the client got (`error`, `aborted`). */
+  const finish = (outcome: 'ok' | 'tool_error' | 'error' | 'aborted', error?: RpcError) => {
     if (finished) return
     finished = true
     clearTimeout(timer)
     gateway.calls.delete(callKey)
     scope.request.signal.removeEventListener('abort', onClientGone)
+    const failure = error ?? { code: rpcCodes.internalError, message: 'The call failed.' }
+    const end: ToolCallEnd =
+      outcome === 'ok' || outcome === 'tool_error'
+        ? { outcome }
+        : { outcome, error: { code: failure.code, message: failure.message } }
     if (tool !== undefined && reservation !== undefined) {
       releaseInFlight(gateway, keyId)
-      span?.end({ ...(error === undefined ? {} : { error: String(error.code) }) })
-      recordToolCall(runtime, scope, tool, reservation, {
-        outcome,
-        ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
-      })
+      span?.end(
+        outcome === 'ok'
+          ? {}
+          : { error: outcome === 'tool_error' ? toolErrorCode : String(failure.code) },
+      )
+      recordToolCall(runtime, scope, tool, reservation, end)
+    } else if (reservation !== undefined) {
+      settleMcpRequest(
+        runtime,
+        scope,
+        reservation,
+        request.method,
+        request.endpoint.id,
+        toolCallStatus(end),
+      )
     }
-    scope.complete(200, outcome)
+    // The client's HTTP status: 200 whatever the call's fate (JSON-RPC carries it in the body).
+    scope.complete(200, outcome === 'tool_error' ? 'error' : outcome)
   }
 
   /** Relays the server's messages; resolves with the response, or an error. */
@@ -165,10 +186,10 @@ export async function forward(
 
   const settle = (response: Record<string, unknown>) => {
     const error = response['error'] as RpcError | undefined
-    const isError =
-      error !== undefined ||
-      (isJsonObject(response['result']) && response['result']['isError'] === true)
-    finish(isError ? 'error' : 'ok', error)
+    if (error !== undefined) finish('error', error)
+    else if (isJsonObject(response['result']) && response['result']['isError'] === true) {
+      finish('tool_error')
+    } else finish('ok')
   }
   const failure = (thrown: unknown): { response?: Record<string, unknown>; error: RpcError } => {
     const reason = controller.signal.aborted ? controller.signal.reason : thrown

@@ -9,6 +9,7 @@ import { route } from './mcp-targets'
 import { McpRpcError, readMessage, resultResponse, rpcCodes, type JsonRpcMessage } from './json-rpc'
 import type { McpGateway } from './mcp-gateway'
 import { grantsOf, mcpAllowed, type McpGrants } from './permissions'
+import { withAdmission } from './request-admission'
 import { checkOrigin, findSession, openSession, requireVersionHeader } from './session-access'
 import type { McpSession } from './session-store'
 
@@ -57,7 +58,9 @@ export async function handleMcpPost(
     if (pathServer !== undefined && !serverVisible(gateway, grants, pathServer)) {
       throw new GatewayError('not_found', `No MCP server "${pathServer}" for this key.`)
     }
-    const session = await openSession(gateway, scope, message.params, pathServer)
+    const session = await withAdmission(runtime, scope, 'initialize', pathServer, () =>
+      openSession(gateway, scope, message.params, pathServer),
+    )
     const answer = jsonAnswer(
       resultResponse(message.id, {
         protocolVersion: session.protocolVersion,
@@ -79,12 +82,14 @@ export async function handleMcpPost(
   if (method === 'ping') return jsonAnswer(resultResponse(id, {}))
   const signal = scope.request.signal as AbortSignal
   if (isListMethod(method)) {
-    const result = await aggregateList(
-      gateway,
-      session,
-      grants,
-      method,
-      AbortSignal.timeout(gateway.config.callTimeoutMs),
+    const result = await withAdmission(runtime, scope, method, session.server, () =>
+      aggregateList(
+        gateway,
+        session,
+        grants,
+        method,
+        AbortSignal.timeout(gateway.config.callTimeoutMs),
+      ),
     )
     void signal
     const answer = jsonAnswer(resultResponse(id, result))
@@ -92,7 +97,9 @@ export async function handleMcpPost(
     return answer
   }
   if (method === 'logging/setLevel') {
-    await setLevel(gateway, session, grants, params)
+    await withAdmission(runtime, scope, method, session.server, () =>
+      setLevel(gateway, session, grants, params),
+    )
     return jsonAnswer(resultResponse(id, {}))
   }
   const target = route(gateway, session, grants, method, params)

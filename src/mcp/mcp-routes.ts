@@ -15,9 +15,11 @@ export function renderMcpError(error: GatewayError, _requestId: string): Gateway
         ? rpcCodes.unauthorized
         : error.status === 413
           ? rpcCodes.tooLarge
-          : error.status < 500
-            ? rpcCodes.invalidRequest
-            : rpcCodes.internalError
+          : error.status === 429
+            ? rpcCodes.limited
+            : error.status < 500
+              ? rpcCodes.invalidRequest
+              : rpcCodes.internalError
   const answer = jsonAnswer(errorResponse(null, { code, message: error.message }), error.status)
   for (const [name, value] of Object.entries(error.headers ?? {})) answer.headers.set(name, value)
   return answer
@@ -67,7 +69,7 @@ export function mcpRoutes(gateway: McpGateway): RouteDefinition[] {
       handler: async (_runtime, scope) => {
         checkOrigin(scope)
         const session = await findSession(gateway, scope, scope.pathId)
-        await gateway.sessions.delete(session.id)
+        await gateway.sessions.delete(session.id, session.keyId)
         scope.waitUntil(gateway.upstreams.close(session, gateway.endpoints))
         return { status: 204, headers: new Map(), body: null }
       },

@@ -38,6 +38,11 @@ export type McpConfig = {
   callTimeoutMs: number
   /** Calls in flight at once per key on one instance (default 16). */
   maxCallsInFlight: number
+  /**
+   * Sessions one key may hold (default 100): past it, `initialize` ends the key's least recently
+   * used session to make room.
+   */
+  maxSessionsPerKey: number
   /** A session idle this long is forgotten (default 3600 s). */
   sessionTtlSeconds: number
 }

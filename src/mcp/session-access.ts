@@ -42,7 +42,12 @@ export async function openSession(
     clientInfo: isJsonObject(clientInfo) ? clientInfo : { name: 'mcp-client', version: '0' },
     upstream: new Map(),
   }
-  await gateway.sessions.put(session)
+  // Past the key's bound its least recently used sessions go, rather than `initialize` being
+  // refused: clients seldom DELETE theirs, and a busy key would be locked out for the TTL.
+  const evicted = await gateway.sessions.put(session, gateway.config.maxSessionsPerKey)
+  for (const old of evicted ?? []) {
+    scope.waitUntil(gateway.upstreams.close(old, gateway.endpoints))
+  }
   return session
 }
 

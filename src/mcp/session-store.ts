@@ -25,11 +25,16 @@ export type McpSession = {
  */
 export interface McpSessionStore {
   get(id: string): MaybePromise<McpSession | undefined>
-  /** Creates (or replaces) a session. */
-  put(session: McpSession): MaybePromise<void>
+  /**
+   * Creates (or replaces) a session. With `maxPerKey`, the key keeps at most that many sessions:
+   * its least recently used ones are dropped to make room, and returned, so that their upstream
+   * sessions are ended (`mcp.maxSessionsPerKey`). A store that returns nothing caps nothing.
+   */
+  put(session: McpSession, maxPerKey?: number): MaybePromise<readonly McpSession[] | void>
   /** Records the upstream session of one server, when the client session still exists. */
   setUpstream(id: string, server: string, upstreamSessionId: string): MaybePromise<void>
-  delete(id: string): MaybePromise<void>
+  /** Forgets a session; `keyId` (its key's) lets a store keep its per-key count exact. */
+  delete(id: string, keyId?: string): MaybePromise<void>
   /** Sessions held (memory), for the closing figures; absent for shared stores. */
   readonly size?: number
 }
@@ -44,16 +49,33 @@ export type MemorySessionStoreOptions = {
 
 /**
  * Sessions in this process's memory, forgotten after `ttlSeconds` idle and bounded in number: a
- * `Map` in use order (a read moves the session to the end), so the oldest is first to go.
+ * `Map` in use order (a read moves the session to the end), so the oldest is first to go. Each
+ * key's sessions are also kept in use order, for `put`'s per-key bound.
  */
 export function createMemoryMcpSessionStore(options: MemorySessionStoreOptions): McpSessionStore {
   const ttlMs = options.ttlSeconds * 1000
   const max = options.maxSessions ?? 100_000
   const sessions = new Map<string, { session: McpSession; expiresAt: number }>()
+  /** Session ids by key id, least recently used first. */
+  const byKey = new Map<string, Set<string>>()
+  function drop(id: string) {
+    const entry = sessions.get(id)
+    if (entry === undefined) return
+    sessions.delete(id)
+    const ids = byKey.get(entry.session.keyId)
+    ids?.delete(id)
+    if (ids?.size === 0) byKey.delete(entry.session.keyId)
+  }
+  function touch(keyId: string, id: string) {
+    const ids = byKey.get(keyId) ?? new Set()
+    ids.delete(id)
+    ids.add(id)
+    byKey.set(keyId, ids)
+  }
   function sweep(now: number) {
     for (const [id, entry] of sessions) {
       if (entry.expiresAt > now && sessions.size <= max) break
-      sessions.delete(id)
+      drop(id)
     }
   }
   return {
@@ -61,24 +83,41 @@ export function createMemoryMcpSessionStore(options: MemorySessionStoreOptions):
       const now = options.now()
       const entry = sessions.get(id)
       if (entry === undefined) return undefined
+      if (entry.expiresAt <= now) {
+        drop(id)
+        return undefined
+      }
       sessions.delete(id)
-      if (entry.expiresAt <= now) return undefined
       entry.expiresAt = now + ttlMs
       sessions.set(id, entry)
+      touch(entry.session.keyId, id)
       return structuredClone(entry.session)
     },
-    put(session) {
+    put(session, maxPerKey) {
       const now = options.now()
-      sessions.delete(session.id)
+      drop(session.id)
+      const evicted: McpSession[] = []
+      const ids = byKey.get(session.keyId)
+      if (maxPerKey !== undefined && ids !== undefined) {
+        // The key's least recently used sessions (expired ones first) make room for this one.
+        for (const id of ids) {
+          if (ids.size < maxPerKey) break
+          const entry = sessions.get(id)
+          drop(id)
+          if (entry !== undefined && entry.expiresAt > now) evicted.push(entry.session)
+        }
+      }
       sessions.set(session.id, { session: structuredClone(session), expiresAt: now + ttlMs })
+      touch(session.keyId, session.id)
       sweep(now)
+      return evicted
     },
     setUpstream(id, server, upstreamSessionId) {
       const entry = sessions.get(id)
       entry?.session.upstream.set(server, upstreamSessionId)
     },
     delete(id) {
-      sessions.delete(id)
+      drop(id)
     },
     get size() {
       return sessions.size

@@ -12,6 +12,8 @@ export type FixtureServer = {
   authorizations: string[]
   /** How many tool calls were cancelled (their signal aborted). */
   cancelled: () => number
+  /** How many `DELETE`s (ends of sessions) the server got. */
+  deleted: () => number
   close(): Promise<void>
   /** Closes every open socket at once: the server "dies" mid-call. */
   kill(): void
@@ -31,6 +33,7 @@ export async function startFixtureServer(
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const authorizations: string[] = []
   let cancelled = 0
+  let deleted = 0
   function build() {
     const server = new McpServer({ name, version: '1.0.0' })
     server.registerTool(
@@ -87,6 +90,7 @@ export async function startFixtureServer(
   }
   const http: Server = createServer(async (req, res) => {
     authorizations.push(req.headers.authorization ?? '')
+    if (req.method === 'DELETE') deleted++
     if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
       res.writeHead(401).end(`bad token ${req.headers.authorization ?? ''}`)
       return
@@ -113,6 +117,7 @@ export async function startFixtureServer(
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
     cancelled: () => cancelled,
+    deleted: () => deleted,
     kill: () => http.closeAllConnections(),
     close: () =>
       new Promise<void>((resolve) => {

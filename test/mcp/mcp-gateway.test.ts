@@ -9,6 +9,7 @@ const keys = {
   alpha: 'sk-test-mcp-alpha-0123456789abcdefABCD',
   none: 'sk-test-mcp-none-0123456789abcdefABCDE',
   limited: 'sk-test-mcp-limited-0123456789abcdefAB',
+  listing: 'sk-test-mcp-listing-0123456789abcdefAB',
 }
 const gatewayUrl = 'http://127.0.0.1:1/mcp'
 
@@ -40,7 +41,14 @@ beforeAll(async () => {
         key: keys.limited,
         id: 'limited',
         mcp: { servers: ['*'] },
-        limits: { requestsPerMinute: 2 },
+        // initialize counts too: one session and two calls.
+        limits: { requestsPerMinute: 3 },
+      },
+      {
+        key: keys.listing,
+        id: 'listing',
+        mcp: { servers: ['*'] },
+        limits: { requestsPerMinute: 4 },
       },
     ],
     groups: [
@@ -176,6 +184,55 @@ describe('MCP gateway with the official SDK client', () => {
     await expect(client.callTool({ name: 'beta__echo', arguments: { text: '3' } })).rejects.toThrow(
       /requests per minute|rate/i,
     )
+    await client.close()
+  })
+
+  it('initialize, the lists and prompts count against requestsPerMinute: past it 429 with a JSON-RPC error', async () => {
+    const { client } = await connect(keys.listing)
+    expect((await client.listTools()).tools.length).toBe(8)
+    expect((await client.listPrompts()).prompts.length).toBeGreaterThan(0)
+    const prompt = await client.getPrompt({ name: 'alpha__greet', arguments: { who: 'x' } })
+    expect(prompt.messages.length).toBe(1)
+    // initialize, two lists and a prompt: the fifth request of the minute is refused, before any
+    // fan-out.
+    const refused = await client.listTools().then(
+      () => undefined,
+      (error: Error & { code?: number }) => error,
+    )
+    expect(refused?.code).toBe(429)
+    expect(refused?.message).toMatch(/"code":-32002.*requests per minute/i)
+    // So is a new session.
+    await expect(connect(keys.listing)).rejects.toMatchObject({ code: 429 })
+    const raw = await gateway(
+      new Request(gatewayUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${keys.listing}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      }),
+    )
+    expect(raw.status).toBe(429)
+    expect(Number(raw.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(raw.headers.get('mcp-session-id')).toBeNull()
+    const body = (await raw.json()) as { error: { code: number; message: string } }
+    expect(body.error.code).toBe(-32002)
+    expect(body.error.message).toMatch(/requests per minute/i)
+    // Another key is not affected.
+    const other = await connect(keys.all)
+    expect((await other.client.listTools()).tools.length).toBe(8)
+    await other.client.close()
     await client.close()
   })
 

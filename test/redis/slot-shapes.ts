@@ -98,22 +98,25 @@ export const slotShapes: SlotShape[] = [
     },
   },
   {
-    store: 'MCP sessions: one hash per session',
+    store: 'MCP sessions: one hash per session, one sorted set per key',
     scripts: [],
     async exercise(client, prefix) {
       const store = createRedisMcpSessionStore({ client, prefix, ttlSeconds: 60 })
       for (const id of awkwardIds) {
-        await store.put({
-          id: `session-${id}`,
-          keyId: `key-${id}`,
-          protocolVersion: '2025-11-25',
-          clientCapabilities: {},
-          clientInfo: { name: 'slot-test', version: '1' },
-          upstream: new Map([[`server-${id}`, '']]),
-        } as never)
+        await store.put(
+          {
+            id: `session-${id}`,
+            keyId: `key-${id}`,
+            protocolVersion: '2025-11-25',
+            clientCapabilities: {},
+            clientInfo: { name: 'slot-test', version: '1' },
+            upstream: new Map([[`server-${id}`, '']]),
+          } as never,
+          1,
+        )
         await store.setUpstream(`session-${id}`, `other-${id}`, `upstream-${id}`)
         if ((await store.get(`session-${id}`)) === undefined) throw new Error(`lost session ${id}`)
-        await store.delete(`session-${id}`)
+        await store.delete(`session-${id}`, `key-${id}`)
       }
     },
   },
