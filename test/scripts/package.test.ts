@@ -105,8 +105,8 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
           .map((file) => [`dist/${file}`, 'export {}\n']),
       ),
       'dist/index.js.map': '{}',
-      // Random bytes do not compress: about 1.5 MB packed.
-      'dist/blob.js': randomBytes(1_500_000).toString('base64'),
+      // Random bytes do not compress: base64 of 1.8 MB packs to about 1.8 MB.
+      'dist/blob.js': randomBytes(1_800_000).toString('base64'),
       'README.md': '# model-gateway\n',
       'CHANGELOG.md': '# Changelog\n',
       LICENSE: 'MIT\n',
@@ -117,6 +117,6 @@ describe('the package check (scripts/check-package.mjs, run by CI on the packed 
     expect(result.stderr).toContain('package: missing: dist/node/cli.js')
     expect(result.stderr).toContain('package: source map: dist/index.js.map')
     expect(result.stderr).toMatch(/package: package.json keeps scripts \(.*prepare/)
-    expect(result.stderr).toMatch(/package: packed \d+ B, over the budget of 1450000/)
+    expect(result.stderr).toMatch(/package: packed \d+ B, over the budget of 1620000/)
   })
 })
