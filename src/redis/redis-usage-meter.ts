@@ -250,6 +250,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
       return alerts.length === 0 ? { retrying } : { alerts, retrying }
     },
 
+    drain: () => retries.drain(),
+
     async release(reservation) {
       const subjects = reservationSubjects(reservation)
       if (localIds.delete(reservation.id)) {

@@ -43,6 +43,18 @@ const timer = (ms: number) =>
 export function createSettleRetries(options: SettleRetryOptions) {
   const sleep = options.sleep ?? timer
   let retrying = 0
+  let draining = false
+  const wakers = new Set<() => void>()
+  /** A wait that `drain()` ends at once. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        wakers.delete(wake)
+        resolve()
+      }
+      wakers.add(wake)
+      void sleep(ms).then(wake)
+    })
   let givenUp = 0
   let lastLogAt = Number.NEGATIVE_INFINITY
 
@@ -58,6 +70,15 @@ export function createSettleRetries(options: SettleRetryOptions) {
   }
 
   return {
+    /**
+     * The gateway is closing: every settle being retried is tried once more now and then given up,
+     * and a settle that fails from now on is given up at once.
+     */
+    drain(): void {
+      draining = true
+      for (const wake of [...wakers]) wake()
+    },
+
     /** Settles being retried now. */
     get retrying(): number {
       return retrying
@@ -73,7 +94,7 @@ export function createSettleRetries(options: SettleRetryOptions) {
       attempt: (parts: Part[]) => Promise<SettleAttempt<Part, Answer>>,
     ): Promise<Answer[]> | undefined {
       if (failed.length === 0) return undefined
-      if (options.windowMs <= 0 || retrying >= options.maxRetrying) {
+      if (draining || options.windowMs <= 0 || retrying >= options.maxRetrying) {
         giveUp(1)
         return undefined
       }
@@ -85,11 +106,13 @@ export function createSettleRetries(options: SettleRetryOptions) {
         for (let delay = firstDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
           const wait = Math.min(delay, deadline - options.now())
           if (wait <= 0) break
-          await sleep(wait)
+          if (!draining) await pause(wait)
+          const last = draining
           const result = await attempt(parts)
           answers.push(...result.answers)
           parts = result.failed
           if (parts.length === 0) return answers
+          if (last) break
         }
         giveUp(1)
         return answers

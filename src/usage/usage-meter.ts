@@ -285,6 +285,13 @@ export interface UsageMeter {
   /** Renews a reservation's lease; meters without leases leave it out. */
   extend?(reservation: Reservation): MaybePromise<void>
   /**
+   * Called by the gateway's `close()` once its requests have ended, before it waits for the work
+   * they left running: a meter that retries settles in the background (`SettleResult.retrying`)
+   * tries each once more now and then gives up, so a gateway closing during a store outage stops
+   * in one store timeout, not a retry window, and writes its ledger rows before it exits.
+   */
+  drain?(): void
+  /**
    * A subject's totals and, given its settings, the state of each of its limits, for
    * `GET /v1/usage`: a key by its id, another subject by kind and id.
    */

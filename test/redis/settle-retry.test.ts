@@ -133,6 +133,34 @@ describe('settle retries (unit)', () => {
   })
 })
 
+describe('draining (the gateway closing)', () => {
+  it('tries every settle being retried once more at once, then gives up; later failures are given up at once', async () => {
+    const { lines, logger } = quietLogger()
+    // A wait that never ends by itself: only drain() can end it.
+    const retries = createSettleRetries({
+      windowMs: 30_000,
+      maxRetrying: 10,
+      logger,
+      now: Date.now,
+      sleep: () => new Promise<void>(() => undefined),
+    })
+    let tries = 0
+    const attempt = async (parts: string[]) => {
+      tries += 1
+      return { failed: parts, answers: [] as string[] }
+    }
+    const pending = retries.retry(['a'], attempt)!
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(tries).toBe(0)
+    retries.drain()
+    expect(await pending).toEqual([])
+    expect(tries).toBe(1)
+    expect(retries.retrying).toBe(0)
+    expect(retries.retry(['b'], attempt)).toBeUndefined()
+    expect(lines).toHaveLength(1)
+  })
+})
+
 describe('the Redis meter retries a settle Redis did not take', () => {
   const limits = { tokensPerDay: 100_000 }
 
@@ -263,5 +291,45 @@ describe('the Redis meter retries a settle Redis did not take', () => {
       await served.close()
       await deletePrefix(redis, prefix)
     }
+  })
+
+  it('a gateway closed while Redis is away stops within a store timeout and writes its ledger row', async () => {
+    const prefix = uniquePrefix('settle-retry')
+    const flaky = flakyClient(scriptClient(redis))
+    const { meter } = meterOver(flaky, prefix)
+    const key = 'sk-settle-close-0123456789abcdefABCD'
+    const rows: UsageRecord[] = []
+    const upstream = gatedUpstreams()
+    const served = await serveGateway(
+      createGateway({
+        groups: upstream.groups,
+        keys: [{ key, id: 'closing', limits }],
+        usageMeter: meter,
+        usageLedger: { record: (record) => void rows.push(record) },
+      }),
+      { port: 0 },
+    )
+    try {
+      upstream.shut()
+      const client = new OpenAI({ apiKey: key, baseURL: `${served.url}/v1` })
+      const answer = client.chat.completions.create({
+        model: 'gpt-test',
+        messages: [{ role: 'user', content: 'Hello' }],
+      })
+      await vi.waitFor(() => expect(upstream.calls()).toBe(1))
+      // Redis away for the settle and for every retry the 30 s window would make.
+      flaky.failNext(...Array.from({ length: 20 }, () => 'before' as const))
+      upstream.open()
+      await answer
+      expect(rows).toEqual([])
+    } finally {
+      const started = Date.now()
+      await served.close()
+      // Not the 30 s retry window: one more attempt, then the row.
+      expect(Date.now() - started).toBeLessThan(5_000)
+      await deletePrefix(redis, prefix)
+    }
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.keyId).toBe('closing')
   })
 })
