@@ -74,6 +74,7 @@ export function assembleGateway(valid: ValidGatewayConfig): GatewayParts {
     [valid.usageLedger, valid.keyStore, meter, responseStore, selector].filter(
       (part) => part !== undefined,
     ),
+    meter,
   )
   const runtime: GatewayRuntime = {
     keyStore: () => keyStorePromise,

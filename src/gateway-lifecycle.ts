@@ -10,11 +10,15 @@ export type GatewayCloseOptions = {
 
 /**
  * Tracks what a gateway must finish before it can stop: requests in flight, and work they left
- * running (a usage settle). `close()` refuses new requests, waits for them, tells every part that
- * has a `drain` method (a meter retrying settles), waits for the work left running, then closes
+ * running (a usage settle). `close()` refuses new requests, waits for them, tells the usage meter
+ * (`drain`: a meter retrying settles gives up), waits for the work left running, then closes
  * every part that has a `close` method, such as a usage ledger that writes its queue.
  */
-export function createGatewayLifecycle(parts: readonly object[]) {
+export function createGatewayLifecycle(
+  parts: readonly object[],
+  /** The usage meter, whose `drain()` (if it has one) `close()` calls before waiting. */
+  drain?: { drain?: (() => void) | undefined },
+) {
   let inFlight = 0
   let closing: Promise<void> | undefined
   const background = new Set<Promise<unknown>>()
@@ -56,8 +60,8 @@ export function createGatewayLifecycle(parts: readonly object[]) {
           }
           clearTimeout(timer)
         }
-        // Work left running ends sooner when its part is told the gateway is closing.
-        for (const part of parts) drainPart(part)
+        // Work left running ends sooner when the meter is told the gateway is closing.
+        drainPart(drain)
         await Promise.allSettled([...background])
         const results = await Promise.allSettled(parts.map(closePart))
         for (const result of results) {
@@ -71,14 +75,19 @@ export function createGatewayLifecycle(parts: readonly object[]) {
   }
 }
 
-/** Tells a part with a `drain` method (a meter retrying settles) that the gateway is closing. */
-function drainPart(part: object): void {
-  const drain = (part as { drain?: unknown }).drain
+/** Tells the meter, if it has a `drain` method, that the gateway is closing; never throws. */
+function drainPart(part: { drain?: (() => void) | undefined } | undefined): void {
   try {
-    if (typeof drain === 'function') (drain as () => unknown).call(part)
+    const drained: unknown = part?.drain?.()
+    // A meter of the application's may answer a promise: its failure is logged, not unhandled.
+    if (drained instanceof Promise) drained.catch((error: unknown) => logDrainFailure(error))
   } catch (error) {
-    console.error('[model-gateway] close(): a part failed to drain:', error)
+    logDrainFailure(error)
   }
+}
+
+function logDrainFailure(error: unknown): void {
+  console.error('[model-gateway] close(): the usage meter failed to drain:', error)
 }
 
 /** Closes a part that has a `close` method (a ledger, a listener); others have nothing to release. */

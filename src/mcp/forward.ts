@@ -123,7 +123,7 @@ export async function forward(
       )
       recordToolCall(runtime, scope, tool, reservation, end)
     } else if (reservation !== undefined) {
-      settleMcpRequest(
+      void settleMcpRequest(
         runtime,
         scope,
         reservation,

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import { admit } from '../relay/admit'
 import { requestSubjects } from '../relay/request-subjects'
-import { settleRetries } from '../usage/settle-retries'
+import { boundedWait, settleRetries } from '../usage/settle-retries'
 import type { Reservation, UsageRecord } from '../usage/usage-meter'
 import { zeroUsage } from './call-records'
 
@@ -30,6 +30,7 @@ export async function admitMcpRequest(
  * Settles an admitted request once its answer is ready: it keeps its place in the key's window
  * and gives back its concurrency slot. The meter counts it among the key's requests; it writes no
  * ledger row (only tool calls do), and a settle that fails is logged, never the client's error.
+ * Resolves once the first settle attempt ended (at most about a second); never rejects.
  */
 export function settleMcpRequest(
   runtime: GatewayRuntime,
@@ -38,7 +39,7 @@ export function settleMcpRequest(
   method: string,
   server: string | undefined,
   status: number,
-): void {
+): Promise<void> {
   const record: UsageRecord = {
     requestId: scope.requestId,
     keyId: scope.key.id,
@@ -57,11 +58,13 @@ export function settleMcpRequest(
     durationMs: runtime.now() - scope.startedAt,
   }
   const failed = (error: unknown) => console.error('[model-gateway] MCP settle failed:', error)
-  scope.waitUntil(
-    Promise.resolve()
-      .then(() => runtime.meter.settle(reservation, record))
-      .then((result: unknown) => settleRetries(result, () => undefined, failed), failed),
-  )
+  const first = Promise.resolve()
+    .then(() => runtime.meter.settle(reservation, record))
+    .then((result: unknown) => result, failed)
+  scope.waitUntil(first.then((result) => settleRetries(result, () => undefined, failed)))
+  // The answer waits (bounded) for the first attempt, which frees the request's concurrency
+  // slot: a client that sends its next request on the answer is not refused for this one.
+  return boundedWait(first.then(() => undefined))
 }
 
 /** Runs `work` admitted against the key's limits, settling it whatever its end. */
@@ -75,11 +78,11 @@ export async function withAdmission<T>(
   const reservation = await admitMcpRequest(runtime, scope)
   try {
     const result = await work()
-    settleMcpRequest(runtime, scope, reservation, method, server, 200)
+    await settleMcpRequest(runtime, scope, reservation, method, server, 200)
     return result
   } catch (error) {
     const status = GatewayError.isInstance(error) ? error.status : 500
-    settleMcpRequest(runtime, scope, reservation, method, server, status)
+    await settleMcpRequest(runtime, scope, reservation, method, server, status)
     throw error
   }
 }

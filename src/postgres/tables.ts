@@ -14,7 +14,7 @@ export type Tables = {
   teams: string
   /** The daily rollup per team, key, UTC day and model (schema version 4). */
   teamDaily: string
-  /** The daily rollup per routing group, key, UTC day and model (schema version 7). */
+  /** The daily rollup per routing group, key, UTC day and model (schema version 8). */
   groupDaily: string
   /** The unquoted name of a monthly ledger partition, such as `mg_usage_ledger_p202611`. */
   partitionName(month: string): string

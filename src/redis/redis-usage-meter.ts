@@ -157,7 +157,8 @@ export function createRedisUsageMeter(options: RedisUsageMeterOptions): UsageMet
   }
 
   const retries = createSettleRetries({
-    windowMs: options.settleRetryMs ?? 30_000,
+    // Inside the `done` set's life, so a retry of a settle that did run is still recognised.
+    windowMs: Math.min(options.settleRetryMs ?? 30_000, doneTtlMs / 2),
     maxRetrying: options.maxRetryingSettles ?? 10_000,
     logger,
     now,

@@ -2,7 +2,7 @@ import type { CacheEntry } from '../cache/cache-entry'
 import type { AuthedScope, GatewayRuntime } from '../gateway-runtime'
 import type { GatewayAnswer } from '../http/gateway-answer'
 import type { UsageCost } from '../pricing/usage-cost'
-import { settleRetries } from '../usage/settle-retries'
+import { boundedWait, settleRetries } from '../usage/settle-retries'
 import type { SettleResult, UsageOutcome, UsageRecord } from '../usage/usage-meter'
 import { admit, withRateLimitHeaders, type Admission } from './admit'
 import { requestSubjects } from './request-subjects'
@@ -86,12 +86,13 @@ export async function meterHit(
           console.error('[model-gateway] usage ledger failed to take a record:', error)
         }
       }
-      // The ledger row waits for the settle and any retries of it (see `settleRetries`).
+      // The ledger row waits for the settle and any retries of it (see `settleRetries`); the
+      // answer waits for the first attempt only, bounded.
       const later = (result: unknown) => settleRetries(result, () => undefined, report)
       if (settled instanceof Promise) {
-        const applied = settled.then(later, report).then(ledger)
-        scope.waitUntil(applied)
-        return applied
+        const first = settled.then((result: unknown) => result, report)
+        scope.waitUntil(first.then(later).then(ledger))
+        return boundedWait(first.then(() => undefined))
       }
       if ((settled as SettleResult | undefined)?.retrying !== undefined) {
         scope.waitUntil(later(settled).then(ledger))

@@ -1,6 +1,6 @@
 import type { GatewayRuntime, RequestScope } from '../gateway-runtime'
 import type { UpstreamAttempt } from '../usage/upstream-attempt'
-import { settleRetries } from '../usage/settle-retries'
+import { boundedWait, settleRetries } from '../usage/settle-retries'
 import { nanoToUsd } from '../pricing/price-units'
 import type { RoutePricing } from './route-price'
 import { usageCost } from '../pricing/usage-cost'
@@ -133,22 +133,6 @@ export function startMeteredRequest(
       return undefined
     },
   }
-}
-
-/**
- * The most an answer's last bytes wait for its settle. The Redis meter bounds its own calls at
- * 200 ms; a meter of the application's that hangs must not hold every answer: past this the
- * answer goes out, and the settle still completes (and the ledger is written) in the background.
- */
-const maxSettleWaitMs = 1_000
-
-/** `settle`, or a timer of `maxSettleWaitMs`, whichever ends first. */
-function boundedWait(settle: Promise<void>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, maxSettleWaitMs)
-  })
-  return Promise.race([settle, timeout]).finally(() => clearTimeout(timer))
 }
 
 /** Hands the alert thresholds a settle crossed to `onBudgetAlert`. */

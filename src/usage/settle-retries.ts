@@ -24,3 +24,19 @@ export async function settleRetries(
     next = later?.retrying
   }
 }
+
+/**
+ * The most an answer's last bytes wait for its settle. The Redis meter bounds its own calls at
+ * 200 ms; a meter of the application's that hangs must not hold every answer: past this the
+ * answer goes out, and the settle still completes (and the ledger is written) in the background.
+ */
+const maxSettleWaitMs = 1_000
+
+/** `settle`, or a timer of `maxSettleWaitMs`, whichever ends first. */
+export function boundedWait(settle: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, maxSettleWaitMs)
+  })
+  return Promise.race([settle, timeout]).finally(() => clearTimeout(timer))
+}

@@ -26,7 +26,7 @@ afterAll(() => redis.destroy())
  * (a timeout on a dead master) or after Redis ran it (the answer lost on the way back).
  */
 function flakyClient(inner: RedisScriptClient) {
-  const failures: ('before' | 'after')[] = []
+  const failures: ('ok' | 'before' | 'after')[] = []
   let calls = 0
   const wrap =
     (call: (a: string, keys: string[], args: string[]) => Promise<unknown>) =>
@@ -43,7 +43,7 @@ function flakyClient(inner: RedisScriptClient) {
       eval: wrap((script, keys, args) => inner.eval(script, keys, args)),
       evalsha: wrap((sha, keys, args) => inner.evalsha(sha, keys, args)),
     } satisfies RedisScriptClient,
-    failNext: (...how: ('before' | 'after')[]) => void failures.push(...how),
+    failNext: (...how: ('ok' | 'before' | 'after')[]) => void failures.push(...how),
     calls: () => calls,
   }
 }
@@ -331,5 +331,50 @@ describe('the Redis meter retries a settle Redis did not take', () => {
     }
     expect(rows).toHaveLength(1)
     expect(rows[0]!.keyId).toBe('closing')
+  })
+
+  it('a JSON cache hit is answered without waiting for the retries of its settle', async () => {
+    const prefix = uniquePrefix('settle-retry')
+    const flaky = flakyClient(scriptClient(redis))
+    const { meter } = meterOver(flaky, prefix)
+    const key = 'sk-settle-hit-0123456789abcdefABCDE'
+    const rows: UsageRecord[] = []
+    const upstream = gatedUpstreams()
+    const groups = upstream.groups.map((group) =>
+      group.id === 'gpt' ? { ...group, cache: { ttlSeconds: 60 } } : group,
+    )
+    const served = await serveGateway(
+      createGateway({
+        groups,
+        keys: [{ key, id: 'hits', limits }],
+        usageMeter: meter,
+        usageLedger: { record: (record) => void rows.push(record) },
+      }),
+      { port: 0 },
+    )
+    try {
+      const client = new OpenAI({ apiKey: key, baseURL: `${served.url}/v1` })
+      const ask = () =>
+        client.chat.completions
+          .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Hello' }] })
+          .withResponse()
+      const miss = await ask()
+      expect(miss.response.headers.get('x-gateway-cache')).toBe('miss')
+      await vi.waitFor(() => expect(rows).toHaveLength(1))
+      // The hit's reserve goes through; its settle and first two retries fail (the retries end
+      // 1,750 ms after it at the soonest).
+      flaky.failNext('ok', 'before', 'before', 'before')
+      const started = Date.now()
+      const hit = await ask()
+      expect(hit.response.headers.get('x-gateway-cache')).toBe('hit')
+      expect(Date.now() - started).toBeLessThan(1_200)
+      expect(rows).toHaveLength(1)
+      await vi.waitFor(() => expect(rows).toHaveLength(2), { timeout: 10_000, interval: 20 })
+      expect(rows[1]!.cached).toBe(true)
+      expect(upstream.calls()).toBe(1)
+    } finally {
+      await served.close()
+      await deletePrefix(redis, prefix)
+    }
   })
 })
