@@ -288,7 +288,8 @@ export interface UsageMeter {
    * Called by the gateway's `close()` once its requests have ended, before it waits for the work
    * they left running: a meter that retries settles in the background (`SettleResult.retrying`)
    * tries each once more now and then gives up, so a gateway closing during a store outage stops
-   * in one store timeout, not a retry window, and writes its ledger rows before it exits.
+   * in one store timeout, not a retry window, and writes its ledger rows before it exits. A meter
+   * that wraps another forwards it.
    */
   drain?(): void
   /**

@@ -47,6 +47,8 @@ export function createTestLedger(now: () => number = Date.now) {
         },
         release: (reservation) => meter.release(reservation),
         extend: (reservation) => meter.extend?.(reservation),
+        // A wrapper forwards drain(), or close() waits out the retries of the wrapped meter.
+        drain: () => meter.drain?.(),
         summary: (keyId, settings) => meter.summary(keyId, settings),
       }
     },

@@ -91,6 +91,7 @@ export function spyOn(meter: UsageMeter) {
     settle: (reservation, record) => meter.settle(reservation, record),
     release: (reservation) => meter.release(reservation),
     extend: (reservation) => meter.extend?.(reservation),
+    drain: () => meter.drain?.(),
     summary: (keyId, settings) => meter.summary(keyId, settings),
   }
   return { meter: spied, reserves, times }
