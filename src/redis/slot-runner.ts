@@ -113,7 +113,8 @@ export function createSlotRunner(options: SlotRunnerOptions) {
    * Reserves every subject: in one script, or one slot group after another in order, releasing
    * the groups already held when a later one refuses or fails, so that all stay held or none.
    * Holds of a group released this way were visible to other requests for one round trip: they
-   * may refuse one (held, retry in a second), never admit one too many.
+   * may refuse one (held, retry in a second), never admit one too many. The refusal waits for the
+   * release, so its own caller never sees them.
    */
   const reserveShared = async (
     subjects: readonly PlannedSubject[],
@@ -121,9 +122,9 @@ export function createSlotRunner(options: SlotRunnerOptions) {
   ): Promise<SharedReserve> => {
     const held: ScriptContext[] = []
     const states: LimitState[][] = []
-    const undo = () => {
-      for (const group of held) void runQuietly(usageScripts.release, group.subjects, group)
-    }
+    // Awaited: a refused request's caller (and its immediate retry) never sees its own holds.
+    const undo = () =>
+      Promise.all(held.map((group) => runQuietly(usageScripts.release, group.subjects, group)))
     for (const group of slotGroups(subjects, perSlot)) {
       // One group (off Cluster, or one subject) is the whole context: nothing to copy.
       const groupContext = group === subjects ? context : { ...context, subjects: group }
@@ -132,7 +133,7 @@ export function createSlotRunner(options: SlotRunnerOptions) {
         reply = await runSeeded(usageScripts.reserve, groupContext)
       } catch (error) {
         if (crossedSlots(error, group)) return reserveShared(subjects, context)
-        undo()
+        await undo()
         throw error
       }
       if (reply[0] === 1) {
@@ -140,7 +141,7 @@ export function createSlotRunner(options: SlotRunnerOptions) {
         for (const groupStates of parseGranted(reply, group)) states.push(groupStates)
         continue
       }
-      undo()
+      await undo()
       if (reply[0] === 0)
         return { granted: false, refused: refusalResult(parseRefusals(reply, group)) }
       throw new Error(`Unexpected reply ${reply[0]} from the Redis reserve script.`)
