@@ -285,11 +285,9 @@ export interface UsageMeter {
   /** Renews a reservation's lease; meters without leases leave it out. */
   extend?(reservation: Reservation): MaybePromise<void>
   /**
-   * Called by the gateway's `close()` once its requests have ended, before it waits for the work
-   * they left running: a meter that retries settles in the background (`SettleResult.retrying`)
-   * tries each once more now and then gives up, so a gateway closing during a store outage stops
-   * in one store timeout, not a retry window, and writes its ledger rows before it exits. A meter
-   * that wraps another forwards it.
+   * Called by `close()` once requests have ended: settles being retried in the background get one
+   * more try, then are given up, so closing during an outage takes one store call and the ledger
+   * rows are written. A meter that wraps another forwards it.
    */
   drain?(): void
   /**
