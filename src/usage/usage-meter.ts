@@ -285,9 +285,8 @@ export interface UsageMeter {
   /** Renews a reservation's lease; meters without leases leave it out. */
   extend?(reservation: Reservation): MaybePromise<void>
   /**
-   * Called by `close()` once requests have ended: settles being retried in the background get one
-   * more try, then are given up, so closing during an outage takes one store call and the ledger
-   * rows are written. A meter that wraps another forwards it.
+   * Called by `close()` once requests have ended: settles retried in the background get one more
+   * try, then are given up, and their ledger rows written. A meter that wraps another forwards it.
    */
   drain?(): void
   /**
